@@ -1,0 +1,50 @@
+// swift-tools-version:6.0
+// Lift: subject lifting (background removal) in pure Swift. See README.md and ../shared/DESIGN.md.
+import Foundation
+import PackageDescription
+
+/// Code generation for the hot loops. Without a CPU target Swift lowers SIMD FMA to scalar `fmaf`
+/// calls (~200x slower), so every target is built for a CPU with AVX-512 or AVX2 FMA.
+/// `LIFT_CPU=native` (default) builds for this machine; `LIFT_CPU=x86-64-v4` (portable AVX-512) or
+/// `LIFT_CPU=x86-64-v3` (AVX2 + FMA) build a binary that runs on other machines of that level.
+let cpu = ProcessInfo.processInfo.environment["LIFT_CPU"] ?? "native"
+let cpuFlags: [String] = cpu == "native" ? ["-target-cpu", "native"] : ["-Xcc", "-march=\(cpu)", "-target-cpu", cpu]
+let fast: [SwiftSetting] = [.unsafeFlags(cpuFlags)]
+
+var targets: [Target] = [
+    .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
+    .target(name: "LiftImage", dependencies: ["CZlib"], swiftSettings: fast),
+    .target(name: "LiftTensor", swiftSettings: fast),
+    .target(name: "LiftModel", dependencies: ["LiftTensor", "LiftImage"], swiftSettings: fast),
+    .target(name: "LiftMask", dependencies: ["LiftImage"], swiftSettings: fast),
+    .target(name: "Lift", dependencies: ["LiftImage", "LiftTensor", "LiftModel", "LiftMask"], swiftSettings: fast),
+    .executableTarget(name: "lift", dependencies: ["Lift"], swiftSettings: fast),
+    .executableTarget(name: "LiftBench", dependencies: ["Lift"], path: "Benchmarks/LiftBench", swiftSettings: fast),
+    .target(name: "TestSupport", dependencies: ["LiftImage", "LiftTensor"], path: "Tests/TestSupport", swiftSettings: fast),
+    .testTarget(name: "LiftImageTests", dependencies: ["LiftImage", "TestSupport"], swiftSettings: fast),
+    .testTarget(name: "LiftTensorTests", dependencies: ["LiftTensor", "TestSupport"], swiftSettings: fast),
+    .testTarget(name: "LiftModelTests", dependencies: ["LiftModel", "TestSupport"], swiftSettings: fast),
+    .testTarget(name: "LiftMaskTests", dependencies: ["LiftMask", "TestSupport"], swiftSettings: fast),
+    .testTarget(name: "LiftTests", dependencies: ["Lift", "TestSupport"], swiftSettings: fast),
+]
+
+/// Fuzz targets (libFuzzer) are only declared when asked for, since they have no `main` and link only
+/// with `--sanitize fuzzer`: `LIFT_FUZZ=1 swift build -c release --sanitize fuzzer --product fuzz-png`.
+var fuzzProducts: [Product] = []
+if ProcessInfo.processInfo.environment["LIFT_FUZZ"] != nil {
+    for (name, dependency) in [("FuzzPNG", "LiftImage"), ("FuzzJPEG", "LiftImage"), ("FuzzWeights", "LiftModel")]
+    where FileManager.default.fileExists(atPath: "Tests/Fuzz/\(name)") {
+        targets.append(.executableTarget(name: name, dependencies: [.target(name: dependency)], path: "Tests/Fuzz/\(name)", swiftSettings: fast))
+        fuzzProducts.append(.executable(name: name.replacingOccurrences(of: "Fuzz", with: "fuzz-").lowercased(), targets: [name]))
+    }
+}
+
+let package = Package(
+    name: "Lift",
+    products: [
+        .library(name: "Lift", targets: ["Lift"]),
+        .executable(name: "lift", targets: ["lift"]),
+        .executable(name: "lift-bench", targets: ["LiftBench"]),
+    ] + fuzzProducts,
+    targets: targets
+)

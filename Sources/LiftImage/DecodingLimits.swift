@@ -1,0 +1,25 @@
+/// Hard limits a decoder checks before it allocates, so hostile files fail fast with bounded memory.
+///
+/// Every decoder in Lift (PNG, JPEG) and the weight loader take these; sizes are in bytes or pixels.
+public struct DecodingLimits: Sendable, Equatable {
+    /// Largest accepted `width * height` (default 200 megapixels).
+    public var maxPixels: Int
+    /// Largest accepted width or height on its own (default 1 << 24, as libspng).
+    public var maxDimension: Int
+    /// Largest single chunk / segment payload in bytes (default 64 MiB).
+    public var maxChunkBytes: Int
+    /// Largest total of decompressed bytes a decoder may produce (default 2 GiB).
+    public var maxInflatedBytes: Int
+
+    /// Limits with the defaults above, overridable one by one.
+    public init(maxPixels: Int = 200_000_000, maxDimension: Int = 1 << 24,
+                maxChunkBytes: Int = 64 << 20, maxInflatedBytes: Int = 2 << 30) {
+        self.maxPixels = maxPixels
+        self.maxDimension = maxDimension
+        self.maxChunkBytes = maxChunkBytes
+        self.maxInflatedBytes = maxInflatedBytes
+    }
+
+    /// The defaults.
+    public static let `default` = DecodingLimits()
+}

@@ -1,0 +1,3 @@
+// Placeholder so the test target builds until LiftMask's tests land.
+import LiftMask
+import Testing

@@ -1,0 +1,3 @@
+// Placeholder so the test target builds until LiftModel's tests land.
+import LiftModel
+import Testing

@@ -1,0 +1,3 @@
+// Placeholder so the test target builds until LiftTensor's tests land.
+import LiftTensor
+import Testing
