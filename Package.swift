@@ -13,11 +13,11 @@ let fast: [SwiftSetting] = [.unsafeFlags(cpuFlags)]
 
 var targets: [Target] = [
     .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
-    .target(name: "LiftImage", dependencies: ["CZlib"], swiftSettings: fast),
-    .target(name: "LiftTensor", swiftSettings: fast),
-    .target(name: "LiftModel", dependencies: ["LiftTensor", "LiftImage"], swiftSettings: fast),
-    .target(name: "LiftMask", dependencies: ["LiftImage"], swiftSettings: fast),
-    .target(name: "Lift", dependencies: ["LiftImage", "LiftTensor", "LiftModel", "LiftMask"], swiftSettings: fast),
+    .target(name: "LiftImage", dependencies: ["CZlib"], exclude: ["README.md"], swiftSettings: fast),
+    .target(name: "LiftTensor", exclude: ["README.md"], swiftSettings: fast),
+    .target(name: "LiftModel", dependencies: ["LiftTensor", "LiftImage"], exclude: ["README.md", "GRAPH-FORMAT.md"], swiftSettings: fast),
+    .target(name: "LiftMask", dependencies: ["LiftImage", "LiftTensor"], exclude: ["README.md"], swiftSettings: fast),
+    .target(name: "Lift", dependencies: ["LiftImage", "LiftTensor", "LiftModel", "LiftMask"], exclude: ["README.md"], swiftSettings: fast),
     .executableTarget(name: "lift", dependencies: ["Lift"], swiftSettings: fast),
     .executableTarget(name: "LiftBench", dependencies: ["Lift"], path: "Benchmarks/LiftBench", swiftSettings: fast),
     .target(name: "TestSupport", dependencies: ["LiftImage", "LiftTensor"], path: "Tests/TestSupport", swiftSettings: fast),

@@ -1,1 +1,0 @@
-// Placeholder until the tensor runtime lands (issue 8); SwiftPM needs one source file per target.

@@ -1,0 +1,13 @@
+import LiftTensor
+import Synchronization
+import Testing
+
+@Test(arguments: [(0, 4), (1, 4), (7, 2), (7, 3), (100, 8), (5, 1)])
+func parallelForCoversEveryIndexOnce(count: Int, threads: Int) {
+    let hits = Mutex([Int](repeating: 0, count: count))
+    Parallel.forEach(count: count, threads: threads) { range in
+        #expect(!range.isEmpty)
+        hits.withLock { for i in range { $0[i] += 1 } }
+    }
+    hits.withLock { #expect($0.allSatisfy { $0 == 1 }) }
+}
