@@ -1,5 +1,9 @@
-// lift-bench: Lift's benchmarks (always `swift run -c release lift-bench ...`). Placeholder.
+// lift-bench: Lift's benchmarks (always `swift run -c release lift-bench ...`).
 import Foundation
 import Lift
 
-print("lift-bench: no benchmarks yet")
+let benchArguments = Array(CommandLine.arguments.dropFirst())
+switch benchArguments.first {
+case "png": runPNGBench(Array(benchArguments.dropFirst()))
+default: print("usage: lift-bench png DIR [REPEATS]")
+}

@@ -24,7 +24,7 @@ public enum PNGDecoder {
 
     /// Decodes `bytes` (a whole PNG file) to RGBA8.
     public static func decode(_ bytes: [UInt8], limits: DecodingLimits = .default) throws -> Decoded {
-        let (pixels, info) = try decodePixels(bytes, limits: limits, zero: UInt8(0)) { converter, row, count, out, step in
+        let (pixels, info) = try decodePixels(bytes, limits: limits, sampleType: UInt8.self) { converter, row, count, out, step in
             converter.toRGBA8(row, count: count, into: out, step: step)
         }
         return Decoded(image: RGBAImage(width: info.header.width, height: info.header.height, pixels: pixels), info: info)
@@ -32,7 +32,7 @@ public enum PNGDecoder {
 
     /// Decodes `bytes` (a whole PNG file) to RGBA16, keeping 16-bit samples.
     public static func decode16(_ bytes: [UInt8], limits: DecodingLimits = .default) throws -> Decoded16 {
-        let (pixels, info) = try decodePixels(bytes, limits: limits, zero: UInt16(0)) { converter, row, count, out, step in
+        let (pixels, info) = try decodePixels(bytes, limits: limits, sampleType: UInt16.self) { converter, row, count, out, step in
             converter.toRGBA16(row, count: count, into: out, step: step)
         }
         return Decoded16(image: RGBA16Image(width: info.header.width, height: info.header.height, pixels: pixels), info: info)
@@ -53,7 +53,7 @@ public enum PNGDecoder {
 
     /// Walks the file, allocates `width * height * 4` samples once the limits pass, and fills them row by row.
     private static func decodePixels<Sample>(
-        _ bytes: [UInt8], limits: DecodingLimits, zero: Sample,
+        _ bytes: [UInt8], limits: DecodingLimits, sampleType: Sample.Type,
         convert: (PNGSampleConverter, UnsafePointer<UInt8>, Int, UnsafeMutablePointer<Sample>, Int) -> Void
     ) throws -> ([Sample], PNGInfo) {
         try bytes.withUnsafeBytes { file in
@@ -69,13 +69,14 @@ public enum PNGDecoder {
             }
             let stream = try PNGImageDataStream(first: preamble.firstIDAT, reader: reader)
             let converter = PNGSampleConverter(header: header, palette: preamble.palette, transparency: preamble.transparency)
-            var pixels = [Sample](repeating: zero, count: header.width * header.height * 4)
-            try pixels.withUnsafeMutableBufferPointer { out in
+            // Every pixel belongs to exactly one pass, so the rows fill the whole buffer: no need to zero it.
+            let pixels = try [Sample](unsafeUninitializedCapacity: header.width * header.height * 4) { out, initialized in
                 guard let base = out.baseAddress else { preconditionFailure("a PNG has at least one pixel") }
                 try PNGScanlineDecoder(header: header).decode(from: stream) { row, pass, y in
                     let offset = ((pass.y0 &+ y &* pass.dy) &* header.width &+ pass.x0) &* 4
                     convert(converter, row, pass.width, base + offset, pass.dx)
                 }
+                initialized = out.count
             }
             var (rest, next) = try stream.finish()
             try PNGStructure.readTrailer(&rest, startingWith: next, metadata: &preamble.metadata)

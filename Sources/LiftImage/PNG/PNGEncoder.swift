@@ -41,8 +41,8 @@ public enum PNGEncoder {
         /// Ancillary chunks to write (gAMA, sRGB, iCCP, pHYs before the image data, eXIf too).
         public var metadata: PNGMetadata
 
-        /// Options with libpng-like defaults: level 6, default strategy, adaptive filters, layout kept.
-        public init(level: Int = 6, strategy: Strategy = .standard, adaptiveFilter: Bool = true, fixedFilter: UInt8 = 0,
+        /// Options with libpng's defaults: level 6, Z_FILTERED, adaptive filters, layout kept.
+        public init(level: Int = 6, strategy: Strategy = .filtered, adaptiveFilter: Bool = true, fixedFilter: UInt8 = 0,
                     reduceColorType: Bool = false, metadata: PNGMetadata = PNGMetadata()) {
             self.level = level
             self.strategy = strategy

@@ -32,17 +32,7 @@ enum PNGUnfilter {
 
     @inline(__always)
     private static func up(_ row: UnsafeMutablePointer<UInt8>, _ previous: UnsafePointer<UInt8>, _ count: Int) {
-        var i = 0
-        let raw = UnsafeMutableRawPointer(row), above = UnsafeRawPointer(previous)
-        while i &+ 32 <= count {
-            let v = raw.loadUnaligned(fromByteOffset: i, as: SIMD32<UInt8>.self) &+ above.loadUnaligned(fromByteOffset: i, as: SIMD32<UInt8>.self)
-            raw.storeBytes(of: v, toByteOffset: i, as: SIMD32<UInt8>.self)
-            i &+= 32
-        }
-        while i < count {
-            row[i] &+= previous[i]
-            i &+= 1
-        }
+        for i in 0..<count { row[i] &+= previous[i] }
     }
 
     @inline(__always)
