@@ -9,7 +9,8 @@ Writes three inputs to DIR (default /tmp/lift-png-bench) with Pillow at its defa
   rgba-1080p.png  1920x1080 RGBA, a 1080p photo with a soft elliptical alpha ramp
   mask-4k.png     3840x2160 grey, a hard mask with soft (blurred) edges
 then times Pillow decode (open + load) and encode (save at the default level, and level 1 for the
-"fast" row) and `.build/release/lift-bench png DIR REPEATS`, printing MB/s of raw source pixels and
+"fast" row; Pillow decodes the mask to "L", one byte per pixel, so it is also compared with Lift's
+decodeGray as "decode-gray") and `.build/release/lift-bench png DIR REPEATS`, printing MB/s of raw source pixels and
 Lift/Pillow ratios as a Markdown table. Times are the best of REPEATS in process CPU time, for both.
 """
 import io
@@ -69,6 +70,8 @@ def pillow_rows():
             Image.open(io.BytesIO(data)).load()
 
         rows[("decode", name)] = (raw / best_of(decode) / 1e6, None)
+        if im.mode == "L":
+            rows[("decode-gray", name)] = rows[("decode", name)]
         for op, level in (("encode", 6), ("encode-fast", 1)):
             out = io.BytesIO()
 

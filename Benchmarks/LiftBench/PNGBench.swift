@@ -22,6 +22,11 @@ func runPNGBench(_ arguments: [String]) {
             let rawBytes = Double(decoded.pixelCount * layout.channels)
             let decodeSeconds = try bestOf(repeats) { decoded = try PNGDecoder.decode(bytes).image }
             report("decode", name, decoded, layout, seconds: decodeSeconds, rawBytes: rawBytes, size: nil)
+            if layout == .gray {
+                // Masks read as masks: one byte per pixel out, as Pillow's "L" mode.
+                let graySeconds = try bestOf(repeats) { _ = try PNGDecoder.decodeGray(bytes) }
+                report("decode-gray", name, decoded, layout, seconds: graySeconds, rawBytes: rawBytes, size: nil)
+            }
             let samples = PNGSamples(width: decoded.width, height: decoded.height, layout: layout,
                                      storage: .eight(dropChannels(decoded.pixels, to: layout)))
             for (label, options) in [("encode", PNGEncoder.Options.standard), ("encode-fast", .fast)] {

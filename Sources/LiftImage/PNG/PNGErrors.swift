@@ -66,6 +66,8 @@ public enum PNGParsingError: Error, Equatable, Sendable, CustomStringConvertible
     case missingIDAT
     /// The file ends without IEND.
     case missingIEND
+    /// A grey-only decode (`PNGDecoder.decodeGray`) was asked of a file with another colour type.
+    case notGray(colorType: UInt8)
     /// A size exceeds a `DecodingLimits` field (`limit` names it) or overflows.
     case limitExceeded(limit: String, value: Int, maximum: Int)
 
@@ -88,6 +90,7 @@ public enum PNGParsingError: Error, Equatable, Sendable, CustomStringConvertible
         case .invalidTRNS(let t, let n): return "a tRNS chunk of \(n) bytes is invalid for colour type \(t)"
         case .missingIDAT: return "the file has no image data (IDAT)"
         case .missingIEND: return "the file ends without an IEND chunk"
+        case .notGray(let t): return "the image has colour type \(t), not grey (0), so it cannot be decoded as a grey image"
         case .limitExceeded(let limit, let value, let maximum):
             return "the image needs \(value) for \(limit), over the limit of \(maximum)"
         }

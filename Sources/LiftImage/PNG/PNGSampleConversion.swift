@@ -101,6 +101,22 @@ struct PNGSampleConverter {
         }
     }
 
+    /// Writes `count` grey samples of `row` (colour type 0 only) as 8-bit values to `out`, `step` apart.
+    func toGray8(_ row: UnsafePointer<UInt8>, count: Int, into out: UnsafeMutablePointer<UInt8>, step: Int) {
+        precondition(colorType == .gray, "decodeGray checks the colour type first")
+        switch depth {
+        case 8 where step == 1:
+            out.update(from: row, count: count)
+        case 8:
+            for i in 0..<count { out[i &* step] = row[i] }
+        case 16:
+            for i in 0..<count { out[i &* step] = Self.reduce(UInt16(row[i &* 2]) << 8 | UInt16(row[i &* 2 &+ 1])) }
+        default:
+            let scale = UInt8(255 / ((1 << depth) - 1))
+            for i in 0..<count { out[i &* step] = Self.packedSample(row, i, depth) &* scale }
+        }
+    }
+
     /// Stores `pixel(i)` (RGBA as a little-endian UInt32, R in the low byte) for i in 0..<count, `step`
     /// pixels apart; the contiguous case is its own loop so LLVM can vectorise it.
     @inline(__always)
