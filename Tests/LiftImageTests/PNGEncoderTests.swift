@@ -128,6 +128,9 @@ func expandToRGBA<T: FixedWidthInteger>(_ samples: [T], layout: PNGSamples.Layou
         #expect(throws: PNGEncodingError.invalidDimensions(width: 0, height: 5)) {
             try PNGEncoder.encode(PNGSamples(width: 0, height: 5, layout: .gray, storage: .eight([])))
         }
+        #expect(throws: PNGEncodingError.invalidFilterType(5)) {
+            try PNGEncoder.encode(GrayImage(width: 1, height: 1), options: .init(adaptiveFilter: false, fixedFilter: 5))
+        }
         #expect(throws: PNGEncodingError.invalidCompressionLevel(10)) {
             try PNGEncoder.encode(GrayImage(width: 1, height: 1), options: .init(level: 10))
         }

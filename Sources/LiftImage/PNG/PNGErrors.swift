@@ -138,6 +138,8 @@ public enum PNGEncodingError: Error, Equatable, Sendable, CustomStringConvertibl
     case deflateFailed(code: Int32, reason: String)
     /// The compression level is outside 0...9.
     case invalidCompressionLevel(Int)
+    /// The fixed filter type is not 0...4.
+    case invalidFilterType(UInt8)
 
     public var description: String {
         switch self {
@@ -145,6 +147,7 @@ public enum PNGEncodingError: Error, Equatable, Sendable, CustomStringConvertibl
         case .invalidDimensions(let w, let h): return "a PNG cannot be \(w)x\(h) (each side must be 1 to 2^31-1)"
         case .deflateFailed(let c, let r): return "zlib deflate failed (code \(c)): \(r)"
         case .invalidCompressionLevel(let l): return "compression level \(l) is outside 0...9"
+        case .invalidFilterType(let t): return "filter type \(t) does not exist (0 none, 1 sub, 2 up, 3 average, 4 Paeth)"
         }
     }
 }

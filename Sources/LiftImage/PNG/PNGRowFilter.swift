@@ -4,15 +4,6 @@
 /// vectorise: the loops are plain scalar loops over pointers, which LLVM turns into AVX code (measured
 /// 50x faster here than the same loops written with Swift's generic `SIMD16<Int16>` conversions).
 enum PNGRowFilter {
-    /// Which filter the encoder puts on each row.
-    enum Choice: Sendable, Equatable {
-        /// Per row, the filter whose residuals have the smallest sum of absolute values (as signed bytes),
-        /// the heuristic libpng uses by default.
-        case adaptive
-        /// Always this filter type (0 none, 1 sub, 2 up, 3 average, 4 Paeth).
-        case fixed(UInt8)
-    }
-
     /// Writes `row` filtered with `type` against `previous` (zeros for the first row) to `out[0..<count]`.
     static func apply(_ type: UInt8, row: UnsafePointer<UInt8>, previous: UnsafePointer<UInt8>, count: Int, bpp: Int,
                       out: UnsafeMutablePointer<UInt8>) {
