@@ -2,7 +2,9 @@ import Foundation
 
 /// An image file format Lift recognises by content.
 public enum ImageFormat: String, Sendable, Equatable, CustomStringConvertible {
+    /// PNG (decoded and encoded by `PNGDecoder` / `PNGEncoder`).
     case png
+    /// JPEG (baseline and progressive).
     case jpeg
 
     /// The format `bytes` start with (PNG signature, JPEG SOI + marker), or nil when neither.
