@@ -158,7 +158,7 @@ struct JPEGDecodeSession {
                     for x in 0 ..< component.paddedBlocksPerLine {
                         let blockIndex: Int = y &* component.paddedBlocksPerLine &+ x
                         let offset: Int = (y &* 8) &* stride &+ x &* 8
-                        JPEGIDCT.islow(coefficients + blockIndex &* 64, quantPointer, plane + offset, stride)
+                        JPEGIDCT.transform(coefficients + blockIndex &* 64, quantPointer, plane + offset, stride)
                     }
                 }
             }

@@ -7,6 +7,17 @@ final class JPEGHuffmanTable {
     /// Bits looked at by the fast path.
     static let lookaheadBits = 9
 
+    /// The table's storage as plain pointers, so hot loops pass it around without reference
+    /// counting; valid while the table object is alive.
+    struct Pointers {
+        let lookahead: UnsafePointer<UInt16>
+        let maxCode: UnsafePointer<Int32>
+        let valueOffset: UnsafePointer<Int32>
+        let values: UnsafePointer<UInt8>
+    }
+
+    var pointers: Pointers { Pointers(lookahead: lookahead, maxCode: maxCode, valueOffset: valueOffset, values: values) }
+
     /// `lookahead[peek9]`: `length << 8 | symbol`, or 0 when the code is longer than 9 bits.
     let lookahead: UnsafeMutablePointer<UInt16>
     /// `maxCode[l]`: the largest code of length `l` (1…16), or -1 when none; `maxCode[17]` is a sentinel.

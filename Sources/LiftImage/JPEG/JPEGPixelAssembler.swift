@@ -12,13 +12,19 @@ struct JPEGPixelAssembler {
         let scratchWidth = frame.mcusPerLine * 8 * frame.hMax
         let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: scratchWidth * frame.components.count)
         scratch.initialize(repeating: 0, count: scratchWidth * frame.components.count)
-        defer { scratch.deallocate() }
+        let columnSums = UnsafeMutablePointer<Int16>.allocate(capacity: scratchWidth * frame.components.count)
+        columnSums.initialize(repeating: 0, count: scratchWidth * frame.components.count)
+        defer {
+            scratch.deallocate()
+            columnSums.deallocate()
+        }
         let upsamplers = frame.components.enumerated().map { index, c in
             JPEGComponentUpsampler(
                 method: JPEGComponentUpsampler.method(h: c.h, v: c.v, hMax: frame.hMax, vMax: frame.vMax,
                                                       downsampledWidth: c.downsampledWidth),
                 plane: UnsafePointer(storage.planes[index]), stride: storage.strides[index],
-                width: c.downsampledWidth, height: c.downsampledHeight, scratch: scratch + index * scratchWidth)
+                width: c.downsampledWidth, height: c.downsampledHeight, scratch: scratch + index * scratchWidth,
+                columnSums: columnSums + index * scratchWidth)
         }
         var pixels = [UInt8](repeating: 0, count: width * height * 4)
         pixels.withUnsafeMutableBufferPointer { buffer in

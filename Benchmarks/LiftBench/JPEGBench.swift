@@ -1,0 +1,47 @@
+import Foundation
+import LiftImage
+
+/// `lift-bench jpeg FILE... [--runs N]`: decodes each JPEG file `N` times (default 5) with
+/// `JPEGDecoder` and prints one JSON line per file: best and median seconds and MB/s of decoded
+/// pixels counted as RGB (width x height x 3 bytes, the size Pillow's decode produces).
+/// `Benchmarks/jpeg_peer.py` makes the 12 MP files, times Pillow on them and calls this.
+func runJPEGBench(_ arguments: [String]) {
+    var runs = 5
+    var files: [String] = []
+    var index = 0
+    while index < arguments.count {
+        if arguments[index] == "--runs", index + 1 < arguments.count {
+            runs = Int(arguments[index + 1]) ?? runs
+            index += 2
+        } else {
+            files.append(arguments[index])
+            index += 1
+        }
+    }
+    for file in files {
+        guard let data = FileManager.default.contents(atPath: file) else {
+            print("{\"file\": \"\(file)\", \"error\": \"cannot read\"}")
+            continue
+        }
+        let bytes = [UInt8](data)
+        var times: [Double] = []
+        var pixels = 0
+        for _ in 0 ..< max(runs, 1) {
+            let start = DispatchTime.now().uptimeNanoseconds
+            do {
+                let decoded = try JPEGDecoder.decode(bytes)
+                pixels = decoded.image.pixelCount
+            } catch {
+                print("{\"file\": \"\(file)\", \"error\": \"\(error)\"}")
+                break
+            }
+            times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        }
+        guard !times.isEmpty else { continue }
+        times.sort()
+        let median = times[times.count / 2], best = times[0]
+        let megabytes = Double(pixels * 3) / 1e6
+        print("{\"file\": \"\(file)\", \"runs\": \(times.count), \"best_s\": \(best), \"median_s\": \(median), "
+              + "\"mb_per_s\": \(megabytes / median)}")
+    }
+}

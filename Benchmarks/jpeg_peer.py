@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""JPEG decode speed: Lift's JPEGDecoder against Pillow (libjpeg-turbo with SIMD), same files, same run.
+
+Usage: /work/venv/bin/python Benchmarks/jpeg_peer.py [--runs N] [--lift PATH-TO-lift-bench]
+
+Makes a synthetic 12 MP (4000 x 3000) photo-like picture, saves it as baseline 4:2:0 q90 and
+progressive 4:2:0 q90 JPEGs under /tmp/lift-jpeg-bench/, times Pillow's full decode (open + load +
+RGB pixels) and then runs `lift-bench jpeg` on the same files. Throughput is MB/s of decoded RGB
+(width x height x 3); the ratio column is Lift / Pillow (higher is better for Lift).
+"""
+import argparse
+import io
+import json
+import os
+import subprocess
+import time
+
+import numpy as np
+from PIL import Image
+
+
+def photo(width, height, seed=0):
+    """Gradients, shapes, fine texture and sensor-like noise, so the file compresses like a photo."""
+    rng = np.random.default_rng(seed)
+    y, x = np.mgrid[0:height, 0:width].astype(np.float32)
+    r = 120 + 80 * np.sin(x / 410.0) + 40 * np.cos(y / 230.0)
+    g = 110 + 70 * np.cos((x + y) / 530.0)
+    b = 100 + 60 * np.sin(y / 170.0) * np.cos(x / 290.0)
+    for _ in range(40):
+        cx, cy, radius = rng.uniform(0, width), rng.uniform(0, height), rng.uniform(50, 600)
+        colour = rng.uniform(0, 255, 3)
+        disc = (x - cx) ** 2 + (y - cy) ** 2 < radius ** 2
+        r, g, b = (np.where(disc, 0.6 * c + 0.4 * channel, channel) for c, channel in zip(colour, (r, g, b)))
+    texture = 18 * np.sin(x / 3.1) * np.sin(y / 2.7)
+    rgb = np.stack([r, g, b], axis=-1) + texture[..., None] + rng.normal(0, 5, (height, width, 3))
+    return Image.fromarray(np.clip(rgb, 0, 255).astype(np.uint8), "RGB")
+
+
+def time_pillow(path, runs):
+    data = open(path, "rb").read()
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        with Image.open(io.BytesIO(data)) as im:
+            im.load()
+            size = im.size
+        times.append(time.perf_counter() - start)
+    times.sort()
+    return size, times[0], times[len(times) // 2]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--lift", default=".build/release/lift-bench")
+    args = parser.parse_args()
+    folder = "/tmp/lift-jpeg-bench"
+    os.makedirs(folder, exist_ok=True)
+    picture = photo(4000, 3000)
+    files = {
+        "baseline_420_q90": dict(quality=90),
+        "progressive_420_q90": dict(quality=90, progressive=True),
+        "baseline_444_q95": dict(quality=95, subsampling=0),
+    }
+    paths = []
+    for name, options in files.items():
+        path = os.path.join(folder, name + ".jpg")
+        picture.save(path, "JPEG", **options)
+        paths.append(path)
+    lift = subprocess.run([args.lift, "jpeg", "--runs", str(args.runs)] + paths, capture_output=True, text=True, check=True)
+    lift_results = {r["file"]: r for r in map(json.loads, lift.stdout.strip().splitlines())}
+    print(f"| file | size | Pillow MB/s (median ms) | Lift MB/s (median ms) | Lift / Pillow |")
+    print(f"|---|---|---|---|---|")
+    for path in paths:
+        (w, h), best, median = time_pillow(path, args.runs)
+        pillow_mbs = w * h * 3 / 1e6 / median
+        ours = lift_results[path]
+        print(f"| {os.path.basename(path)} | {w}x{h}, {os.path.getsize(path) / 1e6:.1f} MB | {pillow_mbs:.0f} ({median * 1e3:.0f}) "
+              f"| {ours['mb_per_s']:.0f} ({ours['median_s'] * 1e3:.0f}) | {ours['mb_per_s'] / pillow_mbs:.2f} |")
+
+
+main()
