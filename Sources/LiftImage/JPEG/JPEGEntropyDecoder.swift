@@ -49,9 +49,9 @@ struct JPEGEntropyDecoder {
                            reason: "entropy-coded data of the scan at byte \(scanOffset) ends before its last block")
     }
 
-    /// Throws the error for an undecodable Huffman code.
-    func badCode() throws(JPEGError) -> Never {
-        throw .corruptData(marker: "SOS", offset: reader.position, reason: "invalid Huffman code in the scan at byte \(scanOffset)")
+    /// Throws the error for an undecodable Huffman code found before byte `position`.
+    func badCode(at position: Int) throws(JPEGError) -> Never {
+        throw .corruptData(marker: "SOS", offset: position, reason: "invalid Huffman code in the scan at byte \(scanOffset)")
     }
 
     /// Visits every block of the scan in coding order, calling `body(slot, blockX, blockY)` with the
