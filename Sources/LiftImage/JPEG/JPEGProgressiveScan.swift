@@ -45,31 +45,29 @@ extension JPEGEntropyDecoder {
             eobRun &-= 1
             return
         }
-        var bits = reader
-        defer { reader = bits }
         var k = start
         while k <= end {
-            if bits.count < 16 { bits.fill() }
-            let fast = table.fastAC[bits.peek(JPEGHuffmanTable.lookaheadBits)]
+            if reader.count < 16 { reader.fill() }
+            let fast = table.fastAC[reader.peek(JPEGHuffmanTable.lookaheadBits)]
             if fast != 0 {
-                bits.skip(Int(fast & 15))
+                reader.skip(Int(fast & 15))
                 k &+= Int((fast &>> 4) & 15)
                 block[Int(zigzag[k])] = Int16(truncatingIfNeeded: (fast &>> 8) &<< low)
                 k &+= 1
                 continue
             }
-            let rs = bits.decode(table)
-            if rs < 0 { try badCode(at: bits.position) }
+            let rs = reader.decode(table)
+            if rs < 0 { try badCode(at: reader.position) }
             let run = rs &>> 4, size = rs & 15
             if size != 0 {
                 k &+= run
-                block[Int(zigzag[k])] = Int16(truncatingIfNeeded: bits.receiveExtend(size) &<< low)
+                block[Int(zigzag[k])] = Int16(truncatingIfNeeded: reader.receiveExtend(size) &<< low)
                 k &+= 1
             } else if run == 15 {
                 k &+= 16
             } else {
                 eobRun = 1 &<< run
-                if run != 0 { eobRun &+= bits.bits(run) }
+                if run != 0 { eobRun &+= reader.bits(run) }
                 eobRun &-= 1
                 break
             }
@@ -86,27 +84,25 @@ extension JPEGEntropyDecoder {
             let value = block[index]
             if reader.bit(), value & p1 == 0 { block[index] = value >= 0 ? value &+ p1 : value &+ m1 }
         }
-        var bits = reader
-        defer { reader = bits }
         var k = start
         if eobRun == 0 {
             while k <= end {
-                let rs = bits.decode(table)
-                if rs < 0 { try badCode(at: bits.position) }
+                let rs = reader.decode(table)
+                if rs < 0 { try badCode(at: reader.position) }
                 var run = rs &>> 4
                 var newValue: Int16 = 0
                 if rs & 15 != 0 {
                     // The size must be 1; libjpeg only warns when it is not, and so do we by ignoring it.
-                    newValue = bits.bit() ? p1 : m1
+                    newValue = reader.bit() ? p1 : m1
                 } else if run != 15 {
                     eobRun = 1 &<< run
-                    if run != 0 { eobRun &+= bits.bits(run) }
+                    if run != 0 { eobRun &+= reader.bits(run) }
                     break
                 }
                 while k <= end {
                     let index = Int(zigzag[k])
                     if block[index] != 0 {
-                        correct(index, &bits)
+                        correct(index, &reader)
                     } else {
                         if run == 0 { break }
                         run &-= 1
@@ -120,7 +116,7 @@ extension JPEGEntropyDecoder {
         if eobRun > 0 {
             while k <= end {
                 let index = Int(zigzag[k])
-                if block[index] != 0 { correct(index, &bits) }
+                if block[index] != 0 { correct(index, &reader) }
                 k &+= 1
             }
             eobRun &-= 1

@@ -37,32 +37,29 @@ extension JPEGEntropyDecoder {
     @inline(__always)
     mutating func decodeSequentialBlock(into block: UnsafeMutablePointer<Int16>, dc: JPEGHuffmanTable.Pointers, ac: JPEGHuffmanTable.Pointers,
                                         slot: Int, zigzag: UnsafeBufferPointer<UInt8>) throws(JPEGError) -> Bool {
-        // A local copy keeps the bit buffer in registers through the block.
-        var bits = reader
-        defer { reader = bits }
-        let category = bits.decode(dc)
-        if category < 0 { try badCode(at: bits.position) }
-        predictions[slot] &+= bits.receiveExtend(category)
+        let category = reader.decode(dc)
+        if category < 0 { try badCode(at: reader.position) }
+        predictions[slot] &+= reader.receiveExtend(category)
         block[0] = Int16(truncatingIfNeeded: predictions[slot])
         var k = 1
         var hasAC = false
         while k < 64 {
-            if bits.count < 16 { bits.fill() }
-            let fast = ac.fastAC[bits.peek(JPEGHuffmanTable.lookaheadBits)]
+            if reader.count < 16 { reader.fill() }
+            let fast = ac.fastAC[reader.peek(JPEGHuffmanTable.lookaheadBits)]
             if fast != 0 {
-                bits.skip(Int(fast & 15))
+                reader.skip(Int(fast & 15))
                 k &+= Int((fast &>> 4) & 15)
                 block[Int(zigzag[k])] = Int16(truncatingIfNeeded: fast &>> 8)
                 hasAC = true
                 k &+= 1
                 continue
             }
-            let rs = bits.decode(ac)
-            if rs < 0 { try badCode(at: bits.position) }
+            let rs = reader.decode(ac)
+            if rs < 0 { try badCode(at: reader.position) }
             let run = rs &>> 4, size = rs & 15
             if size != 0 {
                 k &+= run
-                block[Int(zigzag[k])] = Int16(truncatingIfNeeded: bits.receiveExtend(size))
+                block[Int(zigzag[k])] = Int16(truncatingIfNeeded: reader.receiveExtend(size))
                 hasAC = true
                 k &+= 1
             } else {
