@@ -10,7 +10,7 @@ private let regressionFiles: [String] = {
 }()
 
 @Test func jpegRegressionFolderIsPresent() {
-    #expect(regressionFiles.count >= 3)
+    #expect(regressionFiles.count >= 4)
 }
 
 @Test(arguments: regressionFiles)
@@ -37,7 +37,10 @@ func jpegRegressionInputDecodesOrThrows(_ name: String) throws {
         return
     }
     let repeated = try JPEGDecoder.decode(try Fixtures.bytes("jpeg/regressions/repeated_dc_scans.jpg"))
-    #expect(repeated.info.scanCount > 1000)
+    #expect(repeated.info.scanCount > 900)
+    let tooMany = try Fixtures.bytes("jpeg/regressions/too_many_scans.jpg")
+    #expect(Result(catching: { () throws(JPEGError) in try JPEGDecoder.decode(tooMany) }).failure
+        == .limitExceeded(what: "scan count", value: 1001, limit: JPEGDecoder.maxScans))
 }
 
 extension Result {

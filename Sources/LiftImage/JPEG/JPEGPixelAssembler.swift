@@ -26,8 +26,8 @@ struct JPEGPixelAssembler {
                 width: c.downsampledWidth, height: c.downsampledHeight, scratch: scratch + index * scratchWidth,
                 columnSums: columnSums + index * scratchWidth)
         }
-        var pixels = [UInt8](repeating: 0, count: width * height * 4)
-        pixels.withUnsafeMutableBufferPointer { buffer in
+        // Every byte is written below, so the buffer is not zeroed first.
+        let pixels = [UInt8](unsafeUninitializedCapacity: width * height * 4) { buffer, initialized in
             let base = buffer.baseAddress.unsafelyUnwrapped
             for y in 0 ..< height {
                 let out = base + y &* width &* 4
@@ -43,6 +43,7 @@ struct JPEGPixelAssembler {
                                                 upsamplers[3].row(y), ycck: colorSpace == .ycck, out, count: width)
                 }
             }
+            initialized = width * height * 4
         }
         return RGBAImage(width: width, height: height, pixels: pixels)
     }
