@@ -1,17 +1,22 @@
 import Foundation
 import LiftImage
 
-/// `lift-bench jpeg FILE... [--runs N]`: decodes each JPEG file `N` times (default 5) with
+/// `lift-bench jpeg FILE... [--runs N] [--dump]`: decodes each JPEG file `N` times (default 5) with
 /// `JPEGDecoder` and prints one JSON line per file: best and median seconds and MB/s of decoded
 /// pixels counted as RGB (width x height x 3 bytes, the size Pillow's decode produces), plus the
 /// median CPU time of the decoding thread, which is steadier than wall time on a shared machine.
+/// With `--dump`, also writes the decoded pixels as raw RGB to `FILE.lift.rgb` for parity checks.
 /// `Benchmarks/jpeg_peer.py` makes the 12 MP files, times Pillow on them and calls this.
 func runJPEGBench(_ arguments: [String]) {
     var runs = 5
+    var dump = false
     var files: [String] = []
     var index = 0
     while index < arguments.count {
-        if arguments[index] == "--runs", index + 1 < arguments.count {
+        if arguments[index] == "--dump" {
+            dump = true
+            index += 1
+        } else if arguments[index] == "--runs", index + 1 < arguments.count {
             runs = Int(arguments[index + 1]) ?? runs
             index += 2
         } else {
@@ -28,12 +33,14 @@ func runJPEGBench(_ arguments: [String]) {
         var times: [Double] = []
         var cpuTimes: [Double] = []
         var pixels = 0
+        var last: RGBAImage?
         for _ in 0 ..< max(runs, 1) {
             let cpuStart = threadCPUSeconds()
             let start = DispatchTime.now().uptimeNanoseconds
             do {
                 let decoded = try JPEGDecoder.decode(bytes)
                 pixels = decoded.image.pixelCount
+                last = decoded.image
             } catch {
                 print("{\"file\": \"\(file)\", \"error\": \"\(error)\"}")
                 break
@@ -42,6 +49,15 @@ func runJPEGBench(_ arguments: [String]) {
             cpuTimes.append(threadCPUSeconds() - cpuStart)
         }
         guard !times.isEmpty else { continue }
+        if dump, let last {
+            var rgb = [UInt8](repeating: 0, count: last.pixelCount * 3)
+            for p in 0 ..< last.pixelCount {
+                rgb[p * 3] = last.pixels[p * 4]
+                rgb[p * 3 + 1] = last.pixels[p * 4 + 1]
+                rgb[p * 3 + 2] = last.pixels[p * 4 + 2]
+            }
+            FileManager.default.createFile(atPath: file + ".lift.rgb", contents: Data(rgb))
+        }
         times.sort()
         cpuTimes.sort()
         let median = times[times.count / 2], best = times[0]
