@@ -94,12 +94,11 @@ struct JPEGDecodeSession {
             case JPEGMarker.dht: try parseHuffmanTables(s)
             case JPEGMarker.dqt: try parseQuantizationTables(s)
             case JPEGMarker.dri: try parseRestartInterval(s)
-            case JPEGMarker.dnl: throw .unsupported(marker: s.name, offset: s.offset, feature: "DNL (height defined after the scan)")
             case 0xE0 ... 0xEF: parseApplication(s)
             case JPEGMarker.sos:
                 position = try decodeScan(s)
                 continue markers
-            default: break // COM, JPGn and reserved markers carry nothing we use.
+            default: break // COM, DNL (the height is never 0 here), JPGn and reserved markers carry nothing we use.
             }
             position = s.end
         }

@@ -56,8 +56,9 @@ final class JPEGHuffmanTable {
                 code += n
                 index += n
                 maxCode[length] = code - 1
-                // Codes of this length must fit in `length` bits (the all-ones code stays reserved).
-                if code > (Int32(1) << length) { return nil }
+                // Codes of this length must fit in `length` bits without using the all-ones code, as
+                // libjpeg's jpeg_make_d_derived_tbl requires.
+                if code >= (Int32(1) << length) { return nil }
                 if length <= Self.lookaheadBits {
                     let shift = Self.lookaheadBits - length
                     for c in (code - n) ..< code {
