@@ -124,6 +124,22 @@ def hostile(photo, large):
         f.write(data[:first_sos] + data[first_sos:end] * 1200 + data[end:])
 
 
+def ycck(array):
+    """A YCCK file, which neither Pillow nor OpenCV writes: Pillow saves four chosen component values
+    as Adobe CMYK (it stores 255 - value), then the APP14 transform byte is patched from 0 to 2, so
+    libjpeg reads the components as Y, Cb, Cr, K. The reference is Pillow's decode of that file."""
+    ycc = np.asarray(Image.fromarray(array, "RGB").convert("YCbCr"))
+    k = (np.arange(array.shape[1])[None, :] * 255 // max(array.shape[1] - 1, 1)).repeat(array.shape[0], 0)
+    stored = np.dstack([ycc, k.astype(np.uint8)])
+    buffer = io.BytesIO()
+    Image.fromarray(255 - stored, "CMYK").save(buffer, "JPEG", quality=90)
+    data = bytearray(buffer.getvalue())
+    adobe = next(offset for offset, code, _ in segments(data) if code == 0xEE)
+    assert data[adobe + 4:adobe + 9] == b"Adobe" and data[adobe + 15] == 0
+    data[adobe + 15] = 2
+    return bytes(data)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     for old in os.listdir(OUT):
@@ -159,6 +175,7 @@ def main():
     add("cmyk", pillow(photo, mode="CMYK", quality=90), process="baseline", sampling="cmyk")
     add("cmyk_progressive", pillow(photo, mode="CMYK", quality=90, progressive=True), process="progressive", sampling="cmyk")
     add("rgb_adobe", pillow(photo, quality=90, keep_rgb=True, subsampling=0), process="baseline", sampling="rgb")
+    add("ycck", ycck(photo), process="baseline", sampling="ycck")
     # Odd sizes.
     for (w, h) in ((1, 1), (2, 2), (3, 3), (7, 13), (17, 9)):
         for sampling, label in ((0, "444"), (1, "422"), (2, "420")):
