@@ -3,7 +3,11 @@ import Foundation
 import Lift
 
 let benchArguments = Array(CommandLine.arguments.dropFirst())
+let rest = Array(benchArguments.dropFirst())
 switch benchArguments.first {
-case "png": runPNGBench(Array(benchArguments.dropFirst()))
-default: print("usage: lift-bench png DIR [REPEATS]")
+case "png": runPNGBench(rest)
+case "jpeg": runJPEGBench(rest)
+default:
+    print("usage: lift-bench png|jpeg ARGS…")
+    exit(2)
 }
