@@ -1,0 +1,112 @@
+import LiftImage
+import LiftTensor
+
+/// Where the photo sits inside a model's probability map.
+public enum MapPlacement: Sendable, Hashable {
+    /// The whole photo was stretched onto the whole map, aspect ratio not kept (`"resize": "stretch"`).
+    case stretched
+    /// The photo was scaled into a sub-rectangle of the map (letterbox), given in map pixels
+    /// (fractions allowed); the rest of the map is padding and is ignored.
+    case letterboxed(x: Double, y: Double, width: Double, height: Double)
+
+    /// The photo's rectangle in map pixels.
+    func content(mapWidth: Int, mapHeight: Int) -> (x: Double, y: Double, width: Double, height: Double) {
+        switch self {
+        case .stretched: return (0, 0, Double(mapWidth), Double(mapHeight))
+        case let .letterboxed(x, y, width, height): return (x, y, width, height)
+        }
+    }
+
+    /// How many photo pixels one map pixel spans (the larger of the two axes): the width of the
+    /// blur that upsampling leaves at an edge.
+    public func upsamplingFactor(mapWidth: Int, mapHeight: Int, photoWidth: Int, photoHeight: Int) -> Double {
+        let content = content(mapWidth: mapWidth, mapHeight: mapHeight)
+        return max(Double(photoWidth) / max(content.width, 1e-9), Double(photoHeight) / max(content.height, 1e-9))
+    }
+}
+
+/// Resizing of single-channel maps.
+public enum MaskResize {
+    /// Bilinear resize of a probability map to the photo's size.
+    ///
+    /// Pixel centres are aligned the way a half-pixel resize (PyTorch `align_corners=False`, TF
+    /// `half_pixel_centers=True`, the graph format's `"half_pixel"`) maps the photo onto the map:
+    /// output pixel `X` samples the map at `content.x + (X + 0.5) * content.width / width - 0.5`,
+    /// likewise for rows, and positions outside the map clamp to its edge pixels.
+    /// - Parameters:
+    ///   - map: the map, at least 1×1.
+    ///   - width, height: output size (the photo's).
+    ///   - placement: where the photo sits in the map.
+    ///   - threads: worker threads.
+    /// - Throws: `MaskError.emptyInput` for an empty map or output.
+    public static func bilinear(_ map: FloatMap, width: Int, height: Int, placement: MapPlacement = .stretched,
+                                threads: Int = Parallel.defaultThreads) throws -> FloatMap {
+        guard map.width > 0, map.height > 0 else {
+            throw MaskError.emptyInput(what: "probability map", width: map.width, height: map.height)
+        }
+        guard width > 0, height > 0 else { throw MaskError.emptyInput(what: "output", width: width, height: height) }
+        let content = placement.content(mapWidth: map.width, mapHeight: map.height)
+        let scaleX = content.width / Double(width), scaleY = content.height / Double(height)
+        return resample(map, width: width, height: height,
+                        mapX: (scale: scaleX, offset: content.x + 0.5 * scaleX - 0.5),
+                        mapY: (scale: scaleY, offset: content.y + 0.5 * scaleY - 0.5), threads: threads)
+    }
+
+    /// Bilinear resample where output pixel `X` reads source position `X * scale + offset` (per axis),
+    /// clamped to the source's edge pixels. Layout of both maps: row-major Float32.
+    static func resample(_ source: FloatMap, width: Int, height: Int,
+                         mapX: (scale: Double, offset: Double), mapY: (scale: Double, offset: Double),
+                         threads: Int) -> FloatMap {
+        let columns = BilinearTaps(count: width, sourceCount: source.width, scale: mapX.scale, offset: mapX.offset)
+        let rows = BilinearTaps(count: height, sourceCount: source.height, scale: mapY.scale, offset: mapY.offset)
+        let sourceWidth = source.width
+        var output = [Float](repeating: 0, count: width * height)
+        source.values.withUnsafeBufferPointer { src in
+            output.withUnsafeMutableBufferPointer { dst in
+                nonisolated(unsafe) let dst = dst
+                Parallel.forEach(count: height, threads: threads, minimumPerPart: 16) { range in
+                    let blended = UnsafeMutableBufferPointer<Float>.allocate(capacity: sourceWidth)
+                    defer { blended.deallocate() }
+                    for y in range {
+                        let r0 = rows.first[y] &* sourceWidth, r1 = rows.second[y] &* sourceWidth
+                        let wy = rows.weight[y]
+                        for i in 0 ..< sourceWidth {
+                            let a = src[r0 &+ i]
+                            blended[i] = a + wy * (src[r1 &+ i] - a)
+                        }
+                        let out = dst.baseAddress! + y &* width
+                        for x in 0 ..< width {
+                            let a = blended[columns.first[x]]
+                            out[x] = a + columns.weight[x] * (blended[columns.second[x]] - a)
+                        }
+                    }
+                }
+            }
+        }
+        return FloatMap(width: width, height: height, values: output)
+    }
+}
+
+/// Precomputed two-tap bilinear positions along one axis.
+struct BilinearTaps {
+    /// Left/top source index of each output position.
+    var first: [Int]
+    /// Right/bottom source index (`first + 1`, clamped).
+    var second: [Int]
+    /// Weight of `second`, 0…1.
+    var weight: [Float]
+
+    init(count: Int, sourceCount: Int, scale: Double, offset: Double) {
+        first = [Int](repeating: 0, count: count)
+        second = [Int](repeating: 0, count: count)
+        weight = [Float](repeating: 0, count: count)
+        let last = Double(sourceCount - 1)
+        for i in 0 ..< count {
+            let position = min(max(Double(i) * scale + offset, 0), last)
+            let lower = Int(position.rounded(.down))
+            first[i] = lower
+            second[i] = min(lower + 1, sourceCount - 1)
+            weight[i] = Float(position - Double(lower))
+        }
+    }
+}
