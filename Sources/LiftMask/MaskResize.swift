@@ -32,13 +32,15 @@ public enum MaskResize {
     /// Pixel centres are aligned the way a half-pixel resize (PyTorch `align_corners=False`, TF
     /// `half_pixel_centers=True`, the graph format's `"half_pixel"`) maps the photo onto the map:
     /// output pixel `X` samples the map at `content.x + (X + 0.5) * content.width / width - 0.5`,
-    /// likewise for rows, and positions outside the map clamp to its edge pixels.
+    /// likewise for rows, and positions clamp to the content's edge pixels (letterbox padding is
+    /// never read).
     /// - Parameters:
     ///   - map: the map, at least 1×1.
     ///   - width, height: output size (the photo's).
     ///   - placement: where the photo sits in the map.
     ///   - threads: worker threads.
-    /// - Throws: `MaskError.emptyInput` for an empty map or output.
+    /// - Throws: `MaskError.emptyInput` for an empty map or output, `.invalidParameter` for a
+    ///   letterbox rectangle that is under one pixel or not inside the map.
     public static func bilinear(_ map: FloatMap, width: Int, height: Int, placement: MapPlacement = .stretched,
                                 threads: Int = Parallel.defaultThreads) throws -> FloatMap {
         guard map.width > 0, map.height > 0 else {
@@ -46,19 +48,22 @@ public enum MaskResize {
         }
         guard width > 0, height > 0 else { throw MaskError.emptyInput(what: "output", width: width, height: height) }
         let content = placement.content(mapWidth: map.width, mapHeight: map.height)
+        guard content.width >= 1, content.height >= 1, content.x >= 0, content.y >= 0,
+              content.x + content.width <= Double(map.width), content.y + content.height <= Double(map.height) else {
+            throw MaskError.invalidParameter(name: "letterbox", value: "\(content)",
+                                             expected: "a rectangle of at least 1×1 inside the \(map.width)×\(map.height) map")
+        }
         let scaleX = content.width / Double(width), scaleY = content.height / Double(height)
-        return resample(map, width: width, height: height,
-                        mapX: (scale: scaleX, offset: content.x + 0.5 * scaleX - 0.5),
-                        mapY: (scale: scaleY, offset: content.y + 0.5 * scaleY - 0.5), threads: threads)
+        let columns = BilinearTaps(count: width, sourceCount: map.width, scale: scaleX, offset: content.x + 0.5 * scaleX - 0.5,
+                                   clamp: content.x ... content.x + content.width - 1)
+        let rows = BilinearTaps(count: height, sourceCount: map.height, scale: scaleY, offset: content.y + 0.5 * scaleY - 0.5,
+                                clamp: content.y ... content.y + content.height - 1)
+        return resample(map, width: width, height: height, columns: columns, rows: rows, threads: threads)
     }
 
-    /// Bilinear resample where output pixel `X` reads source position `X * scale + offset` (per axis),
-    /// clamped to the source's edge pixels. Layout of both maps: row-major Float32.
-    static func resample(_ source: FloatMap, width: Int, height: Int,
-                         mapX: (scale: Double, offset: Double), mapY: (scale: Double, offset: Double),
+    /// Bilinear resample along precomputed taps. Layout of both maps: row-major Float32.
+    static func resample(_ source: FloatMap, width: Int, height: Int, columns: BilinearTaps, rows: BilinearTaps,
                          threads: Int) -> FloatMap {
-        let columns = BilinearTaps(count: width, sourceCount: source.width, scale: mapX.scale, offset: mapX.offset)
-        let rows = BilinearTaps(count: height, sourceCount: source.height, scale: mapY.scale, offset: mapY.offset)
         let sourceWidth = source.width
         var output = [Float](repeating: 0, count: width * height)
         source.values.withUnsafeBufferPointer { src in
@@ -96,13 +101,16 @@ struct BilinearTaps {
     /// Weight of `second`, 0…1.
     var weight: [Float]
 
-    init(count: Int, sourceCount: Int, scale: Double, offset: Double) {
+    /// Taps for output `i` at source position `i * scale + offset`, clamped to `clamp` (default: the
+    /// whole source, `0 … sourceCount - 1`).
+    init(count: Int, sourceCount: Int, scale: Double, offset: Double, clamp: ClosedRange<Double>? = nil) {
         first = [Int](repeating: 0, count: count)
         second = [Int](repeating: 0, count: count)
         weight = [Float](repeating: 0, count: count)
-        let last = Double(sourceCount - 1)
+        let lowest = max(clamp?.lowerBound ?? 0, 0)
+        let last = max(min(clamp?.upperBound ?? .infinity, Double(sourceCount - 1)), lowest)
         for i in 0 ..< count {
-            let position = min(max(Double(i) * scale + offset, 0), last)
+            let position = min(max(Double(i) * scale + offset, lowest), last)
             let lower = Int(position.rounded(.down))
             first[i] = lower
             second[i] = min(lower + 1, sourceCount - 1)
