@@ -4,14 +4,16 @@ import LiftTensor
 /// What Lift found in one photo: the refined soft mask, the subjects in it, and the images made from them.
 ///
 /// Built from the photo and the model's probability map (at model resolution). The map is upsampled
-/// to the photo (bilinear, pixel centres aligned as the model's resize was), refined with a guided
-/// filter that uses the photo as guide, thresholded, and split into connected subjects numbered by
-/// decreasing area. Shaped like VisionKit's `ImageAnalysis`: `subjects`, `subject(at:)`,
+/// to the photo (bilinear, pixel centres aligned as the model's resize was), thresholded, feathered
+/// with a guided filter that uses the photo as guide (edges snap to the photo's edges, hair and fine
+/// detail come back as partial alpha), thresholded again for the hard mask, and split into connected
+/// subjects numbered by decreasing area. Shaped like VisionKit's `ImageAnalysis`: `subjects`, `subject(at:)`,
 /// `image(for:croppedToExtent:background:)`.
 public struct Analysis: Sendable {
     /// How the probability map becomes subjects.
     public struct Options: Sendable, Hashable {
-        /// Probability (after refinement) at or above which a pixel is foreground, 0…1.
+        /// Probability at or above which a pixel is foreground, 0…1 (applied to the upsampled map
+        /// before refinement and to the refined alpha for the hard mask).
         public var threshold: Float
         /// Refine edges with the guided filter (photo as guide); off: plain bilinear upsampling.
         public var refine: Bool
@@ -57,7 +59,8 @@ public struct Analysis: Sendable {
     public let photo: RGBAImage
     /// The options used.
     public let options: Options
-    /// Soft alpha of all subjects at photo size, 0…1 (specks removed, filled holes opaque).
+    /// Soft alpha of all subjects at photo size, 0…1 (specks removed, filled holes opaque; with
+    /// refinement, values within 3 % of 0 or 1 snapped to 0 or 1).
     public let alpha: FloatMap
     /// Instance labels at photo size: 0 background, `subject.label` (= index + 1) for each subject.
     public let labels: LabelMap
@@ -99,15 +102,18 @@ public struct Analysis: Sendable {
         let radius = options.refineRadius ?? min(64, max(2, Int((2 * factor).rounded())))
         let soft: FloatMap
         if options.refine {
+            // The filter feathers the thresholded mask (He et al.'s feathering): fed the soft map, it
+            // would keep the map's blur as semi-transparency just inside every edge.
             let filter = GuidedFilter(radius: radius, epsilon: options.refineEpsilon,
                                       subsampling: GuidedFilter.defaultSubsampling(width: photo.width, height: photo.height))
-            soft = filter.apply(guide: photo, input: upsampled, threads: threads)
+            let binary = Threshold.binary(upsampled, threshold: options.threshold, threads: threads)
+            soft = filter.apply(guide: photo, input: binary, threads: threads)
         } else {
             soft = upsampled
         }
         let hard = Threshold.mask(soft, threshold: options.threshold, threads: threads)
         let segmentation = InstanceSegmentation(
-            mask: hard, score: soft,
+            mask: hard, score: upsampled,
             options: InstanceOptions(connectivity: options.connectivity, minimumArea: options.minimumArea,
                                      fillHoles: options.fillHoles, keepLargestOnly: options.keepLargestOnly),
             threads: threads)
@@ -117,13 +123,18 @@ public struct Analysis: Sendable {
         self.options = options
         self.labels = segmentation.labels
         self.owners = owners
-        self.alpha = Ownership.ownedAlpha(soft, owners: owners, labels: segmentation.labels,
-                                          threshold: options.threshold, threads: threads)
+        // The feathered alpha falls a few percent short of 0 and 1 where a window held a pixel of
+        // misplaced mask edge; snapping the outer 3 % keeps interiors opaque and backgrounds clear.
+        self.alpha = Ownership.ownedAlpha(soft, owners: owners, labels: segmentation.labels, threshold: options.threshold,
+                                          snap: options.refine ? Self.refinedAlphaSnap : 0, threads: threads)
         self.subjects = segmentation.instances.enumerated().map { index, instance in
             Subject(index: index, area: instance.area, boundingBox: instance.boundingBox,
                     centroid: instance.centroid, score: instance.score)
         }
     }
+
+    /// Refined alpha within this of 0 or 1 becomes exactly 0 or 1.
+    static let refinedAlphaSnap: Float = 0.03
 
     /// The subject under `point` (photo pixels), or the nearest one within `searchRadius` pixels
     /// (default: 1 % of the photo's longer side, at least 2); `nil` on background.

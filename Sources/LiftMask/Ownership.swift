@@ -89,9 +89,13 @@ public enum Ownership {
     }
 
     /// The soft alpha kept for the instances: 0 where no instance owns the pixel, 1 inside the hard
-    /// mask where `soft` fell below `threshold` (a filled hole), else `soft` clamped to 0…1.
-    public static func ownedAlpha(_ soft: FloatMap, owners: LabelMap, labels: LabelMap, threshold: Float,
+    /// mask where `soft` fell below `threshold` (a filled hole), else `soft` with its levels
+    /// stretched so values within `snap` of 0 or 1 become exactly 0 or 1:
+    /// `clamp((soft - snap) / (1 - 2 snap), 0, 1)`.
+    public static func ownedAlpha(_ soft: FloatMap, owners: LabelMap, labels: LabelMap, threshold: Float, snap: Float = 0,
                                   threads: Int = Parallel.defaultThreads) -> FloatMap {
+        precondition(snap >= 0 && snap < 0.5, "snap must be in 0..<0.5")
+        let gain = 1 / (1 - 2 * snap)
         var values = [Float](repeating: 0, count: soft.values.count)
         soft.values.withUnsafeBufferPointer { soft in
             owners.labels.withUnsafeBufferPointer { owners in
@@ -100,8 +104,8 @@ public enum Ownership {
                         nonisolated(unsafe) let out = out
                         Parallel.forEach(count: out.count, threads: threads, minimumPerPart: 1 << 16) { range in
                             for i in range {
-                                let s = min(max(soft[i], 0), 1)
-                                out[i] = owners[i] == 0 ? 0 : (labels[i] != 0 && s < threshold ? 1 : s)
+                                let s = soft[i]
+                                out[i] = owners[i] == 0 ? 0 : (labels[i] != 0 && s < threshold ? 1 : min(max((s - snap) * gain, 0), 1))
                             }
                         }
                     }
