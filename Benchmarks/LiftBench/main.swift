@@ -1,5 +1,9 @@
-// lift-bench: Lift's benchmarks (always `swift run -c release lift-bench ...`). Placeholder.
+// lift-bench: Lift's benchmarks (always `swift run -c release lift-bench ...`).
 import Foundation
 import Lift
 
-print("lift-bench: no benchmarks yet")
+let arguments = Array(CommandLine.arguments.dropFirst())
+switch arguments.first {
+case "mask": runMaskBench(Array(arguments.dropFirst()))
+default: print("lift-bench: no benchmarks yet")
+}

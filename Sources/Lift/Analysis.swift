@@ -68,7 +68,7 @@ public struct Analysis: Sendable {
     public let subjects: [Subject]
     /// Which subject each pixel's soft alpha belongs to: its label, or for the soft fringe outside the
     /// hard mask the nearest subject within the refinement reach (0: none).
-    let owners: LabelMap
+    let ownership: OwnershipMap
 
     /// Analyses a photo given the model's probability map for it.
     /// - Parameters:
@@ -118,14 +118,14 @@ public struct Analysis: Sendable {
                                      fillHoles: options.fillHoles, keepLargestOnly: options.keepLargestOnly),
             threads: threads)
         let reach = max(radius, Int(factor.rounded(.up))) + 2
-        let owners = Ownership.nearestLabels(segmentation.labels, within: reach, threads: threads)
+        let ownership = OwnershipMap(labels: segmentation.labels, reach: reach, threads: threads)
         self.photo = photo
         self.options = options
         self.labels = segmentation.labels
-        self.owners = owners
+        self.ownership = ownership
         // The feathered alpha falls a few percent short of 0 and 1 where a window held a pixel of
         // misplaced mask edge; snapping the outer 3 % keeps interiors opaque and backgrounds clear.
-        self.alpha = Ownership.ownedAlpha(soft, owners: owners, labels: segmentation.labels, threshold: options.threshold,
+        self.alpha = ownership.ownedAlpha(soft, labels: segmentation.labels, threshold: options.threshold,
                                           snap: options.refine ? Self.refinedAlphaSnap : 0, threads: threads)
         self.subjects = segmentation.instances.enumerated().map { index, instance in
             Subject(index: index, area: instance.area, boundingBox: instance.boundingBox,
@@ -147,7 +147,7 @@ public struct Analysis: Sendable {
     /// Soft alpha (0…1, photo size) of the union of `subjects`: the analysis's alpha where the pixel
     /// belongs to one of them, else 0.
     public func mask(for subjects: [Subject]) -> FloatMap {
-        Ownership.alpha(alpha, owners: owners, keeping: Set(subjects.map(\.label)),
+        ownership.alpha(alpha, labels: labels, keeping: Set(subjects.map(\.label)),
                         threads: max(1, options.threads ?? Parallel.defaultThreads))
     }
 

@@ -92,21 +92,25 @@ public enum MaskResize {
     }
 }
 
-/// Precomputed two-tap bilinear positions along one axis.
-struct BilinearTaps {
+/// Precomputed two-tap bilinear positions along one axis, kept in raw buffers so hot loops index
+/// them without bounds checks or reference counting. Immutable after `init`.
+final class BilinearTaps: @unchecked Sendable {
     /// Left/top source index of each output position.
-    var first: [Int]
+    let first: UnsafeMutablePointer<Int>
     /// Right/bottom source index (`first + 1`, clamped).
-    var second: [Int]
+    let second: UnsafeMutablePointer<Int>
     /// Weight of `second`, 0…1.
-    var weight: [Float]
+    let weight: UnsafeMutablePointer<Float>
+    /// Number of output positions.
+    let count: Int
 
     /// Taps for output `i` at source position `i * scale + offset`, clamped to `clamp` (default: the
     /// whole source, `0 … sourceCount - 1`).
     init(count: Int, sourceCount: Int, scale: Double, offset: Double, clamp: ClosedRange<Double>? = nil) {
-        first = [Int](repeating: 0, count: count)
-        second = [Int](repeating: 0, count: count)
-        weight = [Float](repeating: 0, count: count)
+        self.count = count
+        first = .allocate(capacity: count)
+        second = .allocate(capacity: count)
+        weight = .allocate(capacity: count)
         let lowest = max(clamp?.lowerBound ?? 0, 0)
         let last = max(min(clamp?.upperBound ?? .infinity, Double(sourceCount - 1)), lowest)
         for i in 0 ..< count {
@@ -116,5 +120,11 @@ struct BilinearTaps {
             second[i] = min(lower + 1, sourceCount - 1)
             weight[i] = Float(position - Double(lower))
         }
+    }
+
+    deinit {
+        first.deallocate()
+        second.deallocate()
+        weight.deallocate()
     }
 }

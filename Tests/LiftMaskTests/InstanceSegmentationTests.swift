@@ -81,13 +81,29 @@ import TestSupport
 
     @Test func ownershipGivesFringePixelsToNearestInstance() {
         let labels = InstanceSegmentation(mask: Self.mask, options: InstanceOptions(minimumArea: .pixels(1))).labels
+        let ones = FloatMap(width: labels.width, height: labels.height, value: 1)
         for threads in [1, 2] {
-            let owners = Ownership.nearestLabels(labels, within: 2, threads: threads)
-            #expect(owners.label(x: 10, y: 8) == 2)   // two pixels right of the 4×4 block
-            #expect(owners.label(x: 11, y: 8) == 0)   // chamfer 9 from the block, 7 from the ring: beyond 3·2
-            #expect(owners.label(x: 3, y: 1) == 3)    // next to the 2×2 block
-            #expect(owners.label(x: 15, y: 4) == 1)   // middle of the ring's hole, two rows from the wall
-            for i in labels.labels.indices where labels.labels[i] != 0 { #expect(owners.labels[i] == labels.labels[i]) }
+            let ownership = OwnershipMap(labels: labels, reach: 2, threads: threads)
+            func owner(_ x: Int, _ y: Int) -> Int32 {
+                for label in Int32(1) ... Int32(labels.count)
+                where ownership.alpha(ones, labels: labels, keeping: [label], threads: threads).values[y * labels.width + x] == 1 {
+                    return label
+                }
+                return 0
+            }
+            #expect(owner(10, 8) == 2)   // two pixels right of the 4×4 block
+            #expect(owner(11, 8) == 0)   // chamfer 9 from the block, 7 from the ring: beyond 3·2
+            #expect(owner(3, 1) == 3)    // next to the 2×2 block
+            #expect(owner(15, 4) == 1)   // middle of the ring's hole, two rows from the wall
+            #expect(owner(6, 6) == 2 && owner(12, 2) == 1)
         }
+    }
+
+    @Test func ownedAlphaSnapsLevelsAndFillsHoles() {
+        let labels = LabelMap(width: 4, height: 1, labels: [1, 1, 0, 0], count: 1)
+        let soft = FloatMap(width: 4, height: 1, values: [0.2, 0.99, 0.5, 0.02])
+        let alpha = OwnershipMap(labels: labels, reach: 10).ownedAlpha(soft, labels: labels, threshold: 0.5, snap: 0.03)
+        // Label 1 at soft 0.2 < threshold: a filled hole → 1; 0.99 → 1; 0.5 stays 0.5; 0.02 → 0.
+        #expect(alpha.values == [1, 1, 0.5, 0])
     }
 }

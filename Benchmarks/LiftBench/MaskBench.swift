@@ -1,0 +1,140 @@
+// `lift-bench mask [DIR] [--runs N]`: the mask stage on a 12 MP photo.
+//
+// Connected components (Mpixel/s) on a 4000×3000 mask with ~50 blobs, the guided filter and the
+// whole mask stage (`Analysis`) in ms, on 1 and 2 threads. Writes the mask as `DIR/mask.pgm` and the
+// figures as `DIR/swift.json` so `Benchmarks/mask_peer.py DIR` can time OpenCV and SciPy on the
+// identical mask in the same run and print the ratios.
+import Foundation
+import Lift
+
+/// Milliseconds of `body`: (best, median) over `runs` runs after one warm-up.
+private func measure(runs: Int, _ body: () -> Void) -> (best: Double, median: Double) {
+    body()
+    var times: [Double] = []
+    for _ in 0 ..< runs {
+        let start = DispatchTime.now().uptimeNanoseconds
+        body()
+        times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+    }
+    times.sort()
+    return (times[0], times[times.count / 2])
+}
+
+/// A 4000×3000 mask of 50 random ellipses (some overlap and merge), deterministic.
+private func blobMask(width: Int, height: Int, blobs: Int) -> GrayImage {
+    var state: UInt64 = 0x5EED
+    func random() -> Double {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return Double(state >> 11) / Double(1 << 53)
+    }
+    var pixels = [UInt8](repeating: 0, count: width * height)
+    for _ in 0 ..< blobs {
+        let cx = random() * Double(width), cy = random() * Double(height)
+        let rx = 15 + random() * 160, ry = 15 + random() * 160
+        let angle = random() * .pi
+        let (c, s) = (cos(angle), sin(angle))
+        let reach = max(rx, ry)
+        for y in max(0, Int(cy - reach)) ..< min(height, Int(cy + reach) + 1) {
+            for x in max(0, Int(cx - reach)) ..< min(width, Int(cx + reach) + 1) {
+                let dx = Double(x) - cx, dy = Double(y) - cy
+                let u = (dx * c + dy * s) / rx, v = (-dx * s + dy * c) / ry
+                if u * u + v * v <= 1 { pixels[y * width + x] = 255 }
+            }
+        }
+    }
+    return GrayImage(width: width, height: height, pixels: pixels)
+}
+
+/// A photo for the mask: warm textured subjects on a cool gradient, with pixel noise.
+private func photo(for mask: GrayImage) -> RGBAImage {
+    var pixels = [UInt8](repeating: 255, count: mask.width * mask.height * 4)
+    var state: UInt32 = 1
+    for y in 0 ..< mask.height {
+        for x in 0 ..< mask.width {
+            state = state &* 1_664_525 &+ 1_013_904_223
+            let noise = UInt8(state >> 28)
+            let i = (y * mask.width + x) * 4
+            if mask.pixels[y * mask.width + x] != 0 {
+                pixels[i] = 200 &+ noise; pixels[i + 1] = UInt8(100 + (x / 7) % 50); pixels[i + 2] = 60 &+ noise
+            } else {
+                pixels[i] = UInt8(40 + x * 60 / mask.width); pixels[i + 1] = 90 &+ noise; pixels[i + 2] = UInt8(150 + y * 80 / mask.height)
+            }
+        }
+    }
+    return RGBAImage(width: mask.width, height: mask.height, pixels: pixels)
+}
+
+/// The mask as a model would see it: block coverage on a `size × size` map (stretched).
+private func probabilityMap(of mask: GrayImage, size: Int) -> FloatMap {
+    var values = [Float](repeating: 0, count: size * size)
+    var counts = [Float](repeating: 0, count: size * size)
+    for y in 0 ..< mask.height {
+        let my = y * size / mask.height
+        for x in 0 ..< mask.width {
+            let i = my * size + x * size / mask.width
+            counts[i] += 1
+            if mask.pixels[y * mask.width + x] != 0 { values[i] += 1 }
+        }
+    }
+    return FloatMap(width: size, height: size, values: zip(values, counts).map { $0 / $1 })
+}
+
+func runMaskBench(_ arguments: [String]) {
+    var directory = "/tmp/lift-mask-bench"
+    var runs = 10
+    var iterator = arguments.makeIterator()
+    while let argument = iterator.next() {
+        if argument == "--runs", let value = iterator.next(), let n = Int(value) { runs = max(1, n) } else { directory = argument }
+    }
+    try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let width = 4000, height = 3000
+    let megapixels = Double(width * height) / 1e6
+    let mask = blobMask(width: width, height: height, blobs: 50)
+    let header = Array("P5\n\(width) \(height)\n255\n".utf8)
+    FileManager.default.createFile(atPath: directory + "/mask.pgm", contents: Data(header + mask.pixels))
+    let image = photo(for: mask)
+    let map = probabilityMap(of: mask, size: 320)
+    let binary = FloatMap(width: width, height: height, values: mask.pixels.map { $0 != 0 ? 1 : 0 })
+    print("mask: \(width)×\(height), \(ConnectedComponents.label(mask, threads: 1).components.count) components (8-connected); \(runs) runs, best / median ms")
+    var results: [String: Double] = [:]
+    for threads in [1, 2] {
+        let label = measure(runs: runs) { _ = ConnectedComponents.label(mask, connectivity: .eight, threads: threads) }
+        let label4 = measure(runs: runs) { _ = ConnectedComponents.label(mask, connectivity: .four, threads: threads) }
+        let filter = GuidedFilter(radius: 24, epsilon: 1e-3, subsampling: GuidedFilter.defaultSubsampling(width: width, height: height))
+        let guided = measure(runs: max(3, runs / 2)) { _ = filter.apply(guide: image, input: binary, threads: threads) }
+        let upsample = measure(runs: max(3, runs / 2)) { _ = try? MaskResize.bilinear(map, width: width, height: height, threads: threads) }
+        let labels = InstanceSegmentation(mask: mask, threads: threads).labels
+        let ownership = measure(runs: max(3, runs / 2)) { _ = OwnershipMap(labels: labels, reach: 26, threads: threads) }
+        let threshold = measure(runs: max(3, runs / 2)) { _ = Threshold.mask(binary, threshold: 0.5, threads: threads) }
+        let options = Analysis.Options(threads: threads)
+        let stage = measure(runs: max(3, runs / 3)) { _ = try? Analysis(photo: image, probability: map, options: options) }
+        var subjects: [Subject] = []
+        var analysis: Analysis?
+        analysis = try? Analysis(photo: image, probability: map, options: options)
+        subjects = analysis?.subjects ?? []
+        let cutout = measure(runs: 3) { _ = try? analysis?.image(for: subjects, background: .transparent) }
+        print("threads \(threads):")
+        print(String(format: "  components 8-conn + stats  %7.2f / %7.2f ms  %6.0f Mpixel/s", label.best, label.median, megapixels / label.best * 1000))
+        print(String(format: "  components 4-conn + stats  %7.2f / %7.2f ms  %6.0f Mpixel/s", label4.best, label4.median, megapixels / label4.best * 1000))
+        print(String(format: "  bilinear upsample 320²→12MP %7.2f / %7.2f ms", upsample.best, upsample.median))
+        print(String(format: "  guided filter (r 24, s 4)   %7.2f / %7.2f ms", guided.best, guided.median))
+        print(String(format: "  threshold                   %7.2f / %7.2f ms", threshold.best, threshold.median))
+        print(String(format: "  ownership (reach 26)        %7.2f / %7.2f ms", ownership.best, ownership.median))
+        print(String(format: "  whole mask stage (Analysis) %7.2f / %7.2f ms  (%d subjects)", stage.best, stage.median, subjects.count))
+        print(String(format: "  cut-out (decontaminated)    %7.2f / %7.2f ms", cutout.best, cutout.median))
+        results["components8_ms_\(threads)t"] = label.best
+        results["components4_ms_\(threads)t"] = label4.best
+        results["upsample_ms_\(threads)t"] = upsample.best
+        results["guided_filter_ms_\(threads)t"] = guided.best
+        results["ownership_ms_\(threads)t"] = ownership.best
+        results["mask_stage_ms_\(threads)t"] = stage.best
+        results["cutout_ms_\(threads)t"] = cutout.best
+    }
+    let components = ConnectedComponents.label(mask, threads: 1).components
+    results["components"] = Double(components.count)
+    results["foreground_pixels"] = Double(components.reduce(0) { $0 + $1.area })
+    if let json = try? JSONSerialization.data(withJSONObject: results, options: [.sortedKeys, .prettyPrinted]) {
+        FileManager.default.createFile(atPath: directory + "/swift.json", contents: json)
+    }
+    print("wrote \(directory)/mask.pgm and \(directory)/swift.json; now run: /work/venv/bin/python Benchmarks/mask_peer.py \(directory)")
+}
