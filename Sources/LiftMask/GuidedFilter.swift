@@ -94,32 +94,32 @@ public struct GuidedFilter: Sendable, Hashable {
         let scale = 1 / Double(s)
         let columns = BilinearTaps(count: width, sourceCount: lowWidth, scale: scale, offset: 0.5 * scale - 0.5)
         let rows = BilinearTaps(count: height, sourceCount: lowHeight, scale: scale, offset: 0.5 * scale - 0.5)
-        var output = [Float](repeating: 0, count: width * height)
-        guide.pixels.withUnsafeBufferPointer { rgba in
-            output.withUnsafeMutableBufferPointer { out in
+        let output = guide.pixels.withUnsafeBufferPointer { rgba in
+            [Float](unsafeUninitializedCapacity: width * height) { out, initialized in
                 nonisolated(unsafe) let out = out
+                let first = columns.first, second = columns.second, weight = columns.weight
+                let a0 = p + 4 * n, a1 = p + 5 * n, a2 = p + 6 * n, b = p + 7 * n
                 Parallel.forEach(count: height, threads: threads, minimumPerPart: 16) { range in
                     let blended = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: lowWidth)
                     defer { blended.deallocate() }
                     for y in range {
                         let r0 = rows.first[y] &* lowWidth, r1 = rows.second[y] &* lowWidth, wy = rows.weight[y]
                         for i in 0 ..< lowWidth {
-                            let top = SIMD4(p[4 &* n &+ r0 &+ i], p[5 &* n &+ r0 &+ i], p[6 &* n &+ r0 &+ i], p[7 &* n &+ r0 &+ i])
-                            let bottom = SIMD4(p[4 &* n &+ r1 &+ i], p[5 &* n &+ r1 &+ i], p[6 &* n &+ r1 &+ i], p[7 &* n &+ r1 &+ i])
-                            blended[i] = top + wy * (bottom - top)
+                            let top = SIMD4(a0[r0 &+ i], a1[r0 &+ i], a2[r0 &+ i], b[r0 &+ i])
+                            let bottom = SIMD4(a0[r1 &+ i], a1[r1 &+ i], a2[r1 &+ i], b[r1 &+ i])
+                            blended[i] = (top + wy * (bottom - top)) * SIMD4(1 / 255, 1 / 255, 1 / 255, 1)
                         }
                         let pixel = rgba.baseAddress! + y &* width &* 4
                         let row = out.baseAddress! + y &* width
                         for x in 0 ..< width {
-                            let left = blended[columns.first[x]], right = blended[columns.second[x]]
-                            let c = left + columns.weight[x] * (right - left)
-                            let guideColor = SIMD4<Float>(Float(pixel[x &* 4]), Float(pixel[x &* 4 &+ 1]),
-                                                          Float(pixel[x &* 4 &+ 2]), 255) * (1 / 255)
-                            let q = (c * guideColor).sum()
-                            row[x] = min(max(q, 0), 1)
+                            let left = blended[first[x]], right = blended[second[x]]
+                            let c = left + weight[x] * (right - left)
+                            let guideColor = SIMD4<Float>(Float(pixel[x &* 4]), Float(pixel[x &* 4 &+ 1]), Float(pixel[x &* 4 &+ 2]), 1)
+                            row[x] = min(max((c * guideColor).sum(), 0), 1)
                         }
                     }
                 }
+                initialized = width * height
             }
         }
         return FloatMap(width: width, height: height, values: output)

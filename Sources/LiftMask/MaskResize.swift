@@ -65,12 +65,12 @@ public enum MaskResize {
     static func resample(_ source: FloatMap, width: Int, height: Int, columns: BilinearTaps, rows: BilinearTaps,
                          threads: Int) -> FloatMap {
         let sourceWidth = source.width
-        var output = [Float](repeating: 0, count: width * height)
-        source.values.withUnsafeBufferPointer { src in
-            output.withUnsafeMutableBufferPointer { dst in
+        let output = source.values.withUnsafeBufferPointer { src in
+            [Float](unsafeUninitializedCapacity: width * height) { dst, initialized in
                 nonisolated(unsafe) let dst = dst
+                let first = columns.first, second = columns.second, weight = columns.weight
                 Parallel.forEach(count: height, threads: threads, minimumPerPart: 16) { range in
-                    let blended = UnsafeMutableBufferPointer<Float>.allocate(capacity: sourceWidth)
+                    let blended = UnsafeMutablePointer<Float>.allocate(capacity: sourceWidth)
                     defer { blended.deallocate() }
                     for y in range {
                         let r0 = rows.first[y] &* sourceWidth, r1 = rows.second[y] &* sourceWidth
@@ -81,11 +81,12 @@ public enum MaskResize {
                         }
                         let out = dst.baseAddress! + y &* width
                         for x in 0 ..< width {
-                            let a = blended[columns.first[x]]
-                            out[x] = a + columns.weight[x] * (blended[columns.second[x]] - a)
+                            let a = blended[first[x]]
+                            out[x] = a + weight[x] * (blended[second[x]] - a)
                         }
                     }
                 }
+                initialized = width * height
             }
         }
         return FloatMap(width: width, height: height, values: output)

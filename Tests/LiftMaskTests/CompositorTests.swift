@@ -14,8 +14,8 @@ import Testing
     }
 
     @Test func transparentCutOutKeepsColourAndTakesAlpha() throws {
-        // 0.5 × 255 = 127.5 rounds to 128.
-        #expect(try compose(.transparent) == [200, 0, 0, 255, 0, 100, 0, 128, 0, 0, 50, 0])
+        // 0.5 × 255 = 127.5 rounds to 128; a fully transparent pixel keeps no colour.
+        #expect(try compose(.transparent) == [200, 0, 0, 255, 0, 100, 0, 128, 0, 0, 0, 0])
     }
 
     @Test func overWhite() throws {
