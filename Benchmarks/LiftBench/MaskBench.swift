@@ -152,3 +152,80 @@ func runMaskBench(_ arguments: [String]) {
     }
     print("wrote \(directory)/mask.pgm and \(directory)/swift.json; now run: /work/venv/bin/python Benchmarks/mask_peer.py \(directory)")
 }
+
+/// Reads a binary PGM (P5, one channel) or PPM (P6, RGB) with maxval 255: (width, height, channels, samples).
+private func readPNM(_ path: String) -> (width: Int, height: Int, channels: Int, samples: [UInt8])? {
+    guard let data = FileManager.default.contents(atPath: path) else { return nil }
+    let bytes = [UInt8](data)
+    var fields: [String] = []
+    var i = 0
+    while fields.count < 4 && i < bytes.count {
+        while i < bytes.count && (bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09) { i += 1 }
+        var field = ""
+        while i < bytes.count && !(bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09) {
+            field.append(Character(UnicodeScalar(bytes[i])))
+            i += 1
+        }
+        fields.append(field)
+    }
+    i += 1
+    guard fields.count == 4, let width = Int(fields[1]), let height = Int(fields[2]), fields[3] == "255" else { return nil }
+    let channels = fields[0] == "P6" ? 3 : fields[0] == "P5" ? 1 : 0
+    guard channels > 0, bytes.count - i == width * height * channels else { return nil }
+    return (width, height, channels, Array(bytes[i...]))
+}
+
+/// Reads `MAPF W H\n` + little-endian float32 samples.
+private func readMap(_ path: String) -> FloatMap? {
+    guard let data = FileManager.default.contents(atPath: path), let newline = data.firstIndex(of: 0x0A) else { return nil }
+    let header = String(decoding: data[..<newline], as: UTF8.self).split(separator: " ")
+    guard header.count == 3, header[0] == "MAPF", let width = Int(header[1]), let height = Int(header[2]) else { return nil }
+    let body = data[(newline + 1)...]
+    guard body.count == width * height * 4 else { return nil }
+    let values = body.withUnsafeBytes { raw in (0 ..< width * height).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))) } }
+    return FloatMap(width: width, height: height, values: values)
+}
+
+/// `lift-bench mask-quality DIR`: mean absolute error against ground truth of the plain bilinear
+/// upsampled map and of the refined alpha, over the whole photo and over the edge band (pixels where
+/// the upsampled map is between 0.02 and 0.98). Data from `Benchmarks/mask_quality.py`.
+func runMaskQuality(_ arguments: [String]) {
+    let directory = arguments.first ?? "/tmp/lift-quality"
+    let keys = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+        .filter { $0.hasSuffix(".map") }.map { String($0.dropLast(4)) }.sorted()
+    var variants: [(String, Analysis.Options)] = [("bilinear only (refine off)", Analysis.Options(refine: false, decontaminate: false))]
+    for epsilon: Float in [1e-3, 1e-4] {
+        for radius in [nil, 1, 4, 8] as [Int?] {
+            variants.append(("refined, r \(radius.map(String.init) ?? "auto"), ε \(epsilon)",
+                             Analysis.Options(refineRadius: radius, refineEpsilon: epsilon, decontaminate: false)))
+        }
+    }
+    var total = [(all: Double, band: Double)](repeating: (0, 0), count: variants.count)
+    var counted = 0
+    for key in keys {
+        guard let photo = readPNM("\(directory)/\(key).ppm"), photo.channels == 3,
+              let truth = readPNM("\(directory)/\(key).pgm"), truth.channels == 1,
+              truth.width == photo.width, truth.height == photo.height,
+              let map = readMap("\(directory)/\(key).map") else { continue }
+        var rgba = [UInt8](repeating: 255, count: photo.width * photo.height * 4)
+        for p in 0 ..< photo.width * photo.height { for c in 0 ..< 3 { rgba[p * 4 + c] = photo.samples[p * 3 + c] } }
+        let image = RGBAImage(width: photo.width, height: photo.height, pixels: rgba)
+        guard let upsampled = try? MaskResize.bilinear(map, width: photo.width, height: photo.height) else { continue }
+        for (v, (_, options)) in variants.enumerated() {
+            guard let analysis = try? Analysis(photo: image, probability: map, options: options) else { continue }
+            var all = 0.0, band = 0.0, bandCount = 0
+            for p in 0 ..< photo.width * photo.height {
+                let error = Double(abs(analysis.alpha.values[p] - Float(truth.samples[p]) / 255))
+                all += error
+                if upsampled.values[p] > 0.02 && upsampled.values[p] < 0.98 { band += error; bandCount += 1 }
+            }
+            total[v].all += all / Double(photo.width * photo.height)
+            total[v].band += bandCount > 0 ? band / Double(bandCount) : 0
+        }
+        counted += 1
+    }
+    print("\(counted) samples (photo ≤ 320 px, model map 80×80): mean absolute alpha error vs ground truth, whole photo / edge band")
+    for (v, (name, _)) in variants.enumerated() {
+        print(String(format: "  %-28@ %.4f / %.4f", name as NSString, total[v].all / Double(max(counted, 1)), total[v].band / Double(max(counted, 1))))
+    }
+}

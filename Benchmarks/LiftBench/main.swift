@@ -5,5 +5,6 @@ import Lift
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "mask": runMaskBench(Array(arguments.dropFirst()))
+case "mask-quality": runMaskQuality(Array(arguments.dropFirst()))
 default: print("lift-bench: no benchmarks yet")
 }

@@ -69,21 +69,30 @@ public struct GuidedFilter: Sendable, Hashable {
         for plane in 0 ..< 13 {
             BoxFilter.mean(p + plane * n, scratch: scratch, width: lowWidth, height: lowHeight, radius: lowRadius, threads: threads)
         }
-        let eps = epsilon
+        let eps = Double(epsilon)
         Parallel.forEach(count: n, threads: threads, minimumPerPart: 1 << 14) { range in
             for i in range {
                 let mr = p[i], mg = p[n &+ i], mb = p[2 &* n &+ i], mp = p[3 &* n &+ i]
-                let srr = p[4 &* n &+ i] - mr * mr + eps, srg = p[5 &* n &+ i] - mr * mg, srb = p[6 &* n &+ i] - mr * mb
-                let sgg = p[7 &* n &+ i] - mg * mg + eps, sgb = p[8 &* n &+ i] - mg * mb, sbb = p[9 &* n &+ i] - mb * mb + eps
-                let cr = p[10 &* n &+ i] - mr * mp, cg = p[11 &* n &+ i] - mg * mp, cb = p[12 &* n &+ i] - mb * mp
-                // a = Σ⁻¹ c through the adjugate of the symmetric 3×3 Σ.
+                // Σ + εI and the covariance in Double: the Float means leave variances that can
+                // cancel to slightly negative values, so they are clamped at 0 before ε is added.
+                let srr = Double(max(p[4 &* n &+ i] - mr * mr, 0)) + eps
+                let sgg = Double(max(p[7 &* n &+ i] - mg * mg, 0)) + eps
+                let sbb = Double(max(p[9 &* n &+ i] - mb * mb, 0)) + eps
+                let srg = Double(p[5 &* n &+ i] - mr * mg), srb = Double(p[6 &* n &+ i] - mr * mb)
+                let sgb = Double(p[8 &* n &+ i] - mg * mb)
+                let cr = Double(p[10 &* n &+ i] - mr * mp), cg = Double(p[11 &* n &+ i] - mg * mp)
+                let cb = Double(p[12 &* n &+ i] - mb * mp)
+                // a = Σ⁻¹ c through the adjugate of the symmetric 3×3 Σ; a window too flat to solve keeps the input mean.
                 let i00 = sgg * sbb - sgb * sgb, i01 = srb * sgb - srg * sbb, i02 = srg * sgb - srb * sgg
                 let i11 = srr * sbb - srb * srb, i12 = srg * srb - srr * sgb, i22 = srr * sgg - srg * srg
                 let det = srr * i00 + srg * i01 + srb * i02
-                let inv = 1 / det
-                let ar = (i00 * cr + i01 * cg + i02 * cb) * inv
-                let ag = (i01 * cr + i11 * cg + i12 * cb) * inv
-                let ab = (i02 * cr + i12 * cg + i22 * cb) * inv
+                var ar: Float = 0, ag: Float = 0, ab: Float = 0
+                if det > 1e-30 && det.isFinite {
+                    let inv = 1 / det
+                    ar = Float((i00 * cr + i01 * cg + i02 * cb) * inv)
+                    ag = Float((i01 * cr + i11 * cg + i12 * cb) * inv)
+                    ab = Float((i02 * cr + i12 * cg + i22 * cb) * inv)
+                }
                 p[4 &* n &+ i] = ar; p[5 &* n &+ i] = ag; p[6 &* n &+ i] = ab
                 p[7 &* n &+ i] = mp - ar * mr - ag * mg - ab * mb
             }

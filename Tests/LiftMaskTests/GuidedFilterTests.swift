@@ -70,6 +70,16 @@ import TestSupport
         #expect(zip(row, row.dropFirst()).allSatisfy { $0 <= $1 + 1e-6 })
     }
 
+    /// Regression: flat windows with a tiny ε left a singular Σ (Float variances cancel to ≤ 0) and NaN output.
+    @Test func flatPhotoWithTinyEpsilonStaysFinite() {
+        let photo = RGBAImage(width: 60, height: 40, fill: (90, 120, 200, 255))
+        let input = FloatMap(width: 60, height: 40, values: (0 ..< 2400).map { $0 % 60 < 30 ? 1 : 0 })
+        for subsampling in [1, 2] {
+            let output = GuidedFilter(radius: 2, epsilon: 1e-7, subsampling: subsampling).apply(guide: photo, input: input)
+            #expect(output.values.allSatisfy { $0.isFinite && $0 >= 0 && $0 <= 1 })
+        }
+    }
+
     @Test func defaultSubsamplingKeepsLongSideAtMost1024() {
         #expect(GuidedFilter.defaultSubsampling(width: 4000, height: 3000) == 4)
         #expect(GuidedFilter.defaultSubsampling(width: 1024, height: 700) == 1)
