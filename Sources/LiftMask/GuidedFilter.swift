@@ -88,10 +88,12 @@ public struct GuidedFilter: Sendable, Hashable {
                 let det = srr * i00 + srg * i01 + srb * i02
                 var ar: Float = 0, ag: Float = 0, ab: Float = 0
                 if det > 1e-30 && det.isFinite {
-                    let inv = 1 / det
-                    ar = Float((i00 * cr + i01 * cg + i02 * cb) * inv)
-                    ag = Float((i01 * cr + i11 * cg + i12 * cb) * inv)
-                    ab = Float((i02 * cr + i12 * cg + i22 * cb) * inv)
+                    // |a| is at most about 1/(smallest colour step) ≈ 255 on real data; the bound keeps
+                    // aᵀI + b finite when rounding leaves Σ nearly singular.
+                    let inv = 1 / det, bound = 1e4
+                    ar = Float(min(max((i00 * cr + i01 * cg + i02 * cb) * inv, -bound), bound))
+                    ag = Float(min(max((i01 * cr + i11 * cg + i12 * cb) * inv, -bound), bound))
+                    ab = Float(min(max((i02 * cr + i12 * cg + i22 * cb) * inv, -bound), bound))
                 }
                 p[4 &* n &+ i] = ar; p[5 &* n &+ i] = ag; p[6 &* n &+ i] = ab
                 p[7 &* n &+ i] = mp - ar * mr - ag * mg - ab * mb

@@ -70,12 +70,19 @@ import TestSupport
         #expect(zip(row, row.dropFirst()).allSatisfy { $0 <= $1 + 1e-6 })
     }
 
-    /// Regression: flat windows with a tiny ε left a singular Σ (Float variances cancel to ≤ 0) and NaN output.
-    @Test func flatPhotoWithTinyEpsilonStaysFinite() {
-        let photo = RGBAImage(width: 60, height: 40, fill: (90, 120, 200, 255))
-        let input = FloatMap(width: 60, height: 40, values: (0 ..< 2400).map { $0 % 60 < 30 ? 1 : 0 })
+    /// Regression: with a tiny ε, windows whose colours lie on a line or a point leave Σ + εI singular
+    /// after Float rounding, which gave NaN output.
+    @Test(arguments: [Float(1e-5), 1e-7, 1e-9])
+    func nearlySingularWindowsStayFinite(epsilon: Float) {
+        // Columns alternate between two colours (rank-1 colour spread) over a flat area; input is a step.
+        let width = 60, height = 40
+        let photo = RGBAImage(width: width, height: height, pixels: (0 ..< width * height).flatMap { i -> [UInt8] in
+            let x = i % width
+            return x < 40 ? (x % 2 == 0 ? [200, 100, 50, 255] : [100, 50, 25, 255]) : [90, 120, 200, 255]
+        })
+        let input = FloatMap(width: width, height: height, values: (0 ..< width * height).map { i in i % width < 23 ? 1 : 0 })
         for subsampling in [1, 2] {
-            let output = GuidedFilter(radius: 2, epsilon: 1e-7, subsampling: subsampling).apply(guide: photo, input: input)
+            let output = GuidedFilter(radius: 2, epsilon: epsilon, subsampling: subsampling).apply(guide: photo, input: input)
             #expect(output.values.allSatisfy { $0.isFinite && $0 >= 0 && $0 <= 1 })
         }
     }
