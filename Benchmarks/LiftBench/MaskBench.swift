@@ -189,8 +189,16 @@ private func readMap(_ path: String) -> FloatMap? {
 /// `lift-bench mask-quality DIR`: mean absolute error against ground truth of the plain bilinear
 /// upsampled map and of the refined alpha, over the whole photo and over the edge band (pixels where
 /// the upsampled map is between 0.02 and 0.98). Data from `Benchmarks/mask_quality.py`.
+///
+/// `--dump OUT` also writes, for the first five samples, the default analysis's composite over
+/// magenta (fringes show up pink) as `OUT/KEY-over.ppm`, with and without decontamination.
 func runMaskQuality(_ arguments: [String]) {
-    let directory = arguments.first ?? "/tmp/lift-quality"
+    var directory = "/tmp/lift-quality"
+    var dump: String?
+    var iterator = arguments.makeIterator()
+    while let argument = iterator.next() {
+        if argument == "--dump" { dump = iterator.next() } else { directory = argument }
+    }
     let keys = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
         .filter { $0.hasSuffix(".map") }.map { String($0.dropLast(4)) }.sorted()
     var variants: [(String, Analysis.Options)] = [("bilinear only (refine off)", Analysis.Options(refine: false, decontaminate: false))]
@@ -221,6 +229,19 @@ func runMaskQuality(_ arguments: [String]) {
             }
             total[v].all += all / Double(photo.width * photo.height)
             total[v].band += bandCount > 0 ? band / Double(bandCount) : 0
+        }
+        if let dump, counted < 5, let analysis = try? Analysis(photo: image, probability: map) {
+            try? FileManager.default.createDirectory(atPath: dump, withIntermediateDirectories: true)
+            let magenta = Background.color(RGBAColor(r: 255, g: 0, b: 255))
+            for (suffix, decontaminate) in [("clean", true), ("raw", false)] {
+                var options = analysis.options
+                options.decontaminate = decontaminate
+                guard let variant = try? Analysis(photo: image, probability: map, options: options),
+                      let over = try? variant.image(for: variant.subjects, background: magenta) else { continue }
+                var ppm = Array("P6\n\(over.width) \(over.height)\n255\n".utf8)
+                for p in 0 ..< over.pixelCount { ppm += over.pixels[p * 4 ..< p * 4 + 3] }
+                FileManager.default.createFile(atPath: "\(dump)/\(key)-over-\(suffix).ppm", contents: Data(ppm))
+            }
         }
         counted += 1
     }
