@@ -74,7 +74,8 @@ public struct Analysis: Sendable {
     /// Analyses a photo given the model's probability map for it.
     /// - Parameters:
     ///   - photo: the photo, any size, straight alpha.
-    ///   - probability: foreground probability (0…1) at the model's resolution.
+    ///   - probability: foreground probability (0…1) at the model's resolution; values outside 0…1 are
+    ///     clamped and NaN counts as 0.
     ///   - placement: where the photo sits in the map (`.stretched` for Lift's models).
     ///   - options: threshold, refinement, speck, hole and connectivity settings.
     /// - Throws: `MaskError` when the photo or the map is empty or a parameter is out of range.
@@ -96,6 +97,12 @@ public struct Analysis: Sendable {
             throw MaskError.invalidParameter(name: "refineRadius", value: "\(radius)", expected: "1…1024")
         }
         let threads = max(1, options.threads ?? Parallel.defaultThreads)
+        // A broken model can emit NaN or values outside 0…1: clamp, NaN to 0 (the map is model-sized, cheap).
+        var probability = probability
+        for i in probability.values.indices {
+            let value = probability.values[i]
+            probability.values[i] = value > 0 ? min(value, 1) : 0
+        }
         let upsampled = try MaskResize.bilinear(probability, width: photo.width, height: photo.height,
                                                 placement: placement, threads: threads)
         let factor = placement.upsamplingFactor(mapWidth: probability.width, mapHeight: probability.height,

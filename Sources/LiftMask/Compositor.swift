@@ -30,6 +30,7 @@ public enum Compositor {
         let source = decontaminate ? ForegroundEstimation.decontaminated(photo, alpha: alpha, threads: threads) : photo
         let backdrop = try Backdrop(background, photo: photo, alpha: alpha, threads: threads)
         let width = photo.width, height = photo.height
+        let opacity = backdrop.opacity
         let output = source.pixels.withUnsafeBufferPointer { src in
             alpha.values.withUnsafeBufferPointer { a in
                 [UInt8](unsafeUninitializedCapacity: area * 4) { out, initialized in
@@ -47,18 +48,29 @@ public enum Compositor {
                                 var coverage: Float = 0
                                 if x >= 0, y >= 0, x < width, y < height {
                                     let i = y &* width &+ x
-                                    foreground = SIMD4(Float(src[i &* 4]), Float(src[i &* 4 &+ 1]), Float(src[i &* 4 &+ 2]), 0)
-                                    coverage = a[i] * Float(src[i &* 4 &+ 3]) * (1 / 255)
+                                    foreground = SIMD4(UnsafeRawPointer(src.baseAddress! + i &* 4).loadUnaligned(as: SIMD4<UInt8>.self))
+                                    let value = a[i]  // clamped so any map (even NaN) gives a valid pixel
+                                    coverage = (value > 0 ? min(value, 1) : 0) * foreground[3] * (1 / 255)
+                                    foreground[3] = 0
                                 }
-                                // Straight-alpha "over": alpha α + o(1-α), colour (αF + o(1-α)C) / alpha.
-                                let color = back[fx], opacity = color[3] * (1 - coverage)
-                                let outAlpha = coverage + opacity
-                                var pixel = outAlpha > 0 ? (coverage * foreground + opacity * color) / outAlpha : SIMD4()
-                                pixel[3] = outAlpha * 255
-                                pixel = pixel.rounded(.toNearestOrAwayFromZero)
-                                let o = fx &* 4
-                                row[o] = UInt8(pixel[0]); row[o &+ 1] = UInt8(pixel[1])
-                                row[o &+ 2] = UInt8(pixel[2]); row[o &+ 3] = UInt8(pixel[3])
+                                var pixel: SIMD4<Float>
+                                switch opacity {
+                                case .transparent:
+                                    pixel = coverage > 0 ? foreground : SIMD4()
+                                    pixel[3] = coverage * 255
+                                case .opaque:
+                                    let color = back[fx]
+                                    pixel = color + coverage * (foreground - color)
+                                    pixel[3] = 255
+                                case .mixed:
+                                    // Straight-alpha "over": alpha α + o(1-α), colour (αF + o(1-α)C) / alpha.
+                                    let color = back[fx], weight = color[3] * (1 - coverage)
+                                    let outAlpha = coverage + weight
+                                    pixel = outAlpha > 0 ? (coverage * foreground + weight * color) / outAlpha : SIMD4()
+                                    pixel[3] = outAlpha * 255
+                                }
+                                let rounded = SIMD4<UInt8>(pixel.rounded(.toNearestOrAwayFromZero))
+                                UnsafeMutableRawPointer(row + fx &* 4).storeBytes(of: rounded, as: SIMD4<UInt8>.self)
                             }
                         }
                     }
@@ -79,6 +91,17 @@ private struct Backdrop: @unchecked Sendable {
         case blurred([Float], WorkingResolution)
     }
     private let kind: Kind
+
+    /// How opaque the whole backdrop is; lets the blend skip the division of the general "over".
+    enum Opacity { case transparent, opaque, mixed }
+
+    /// The backdrop's opacity class.
+    var opacity: Opacity {
+        switch kind {
+        case let .color(color): return color[3] == 0 ? .transparent : color[3] == 1 ? .opaque : .mixed
+        case .dimmed, .blurred: return .opaque
+        }
+    }
 
     init(_ background: Background, photo: RGBAImage, alpha: FloatMap, threads: Int) throws {
         switch background {

@@ -110,8 +110,9 @@ public struct OwnershipMap: Sendable {
                 let soft = soft.baseAddress! + row
                 for x in 0 ..< width {
                     let s = soft[x], label = labels[x]
+                    let stretched = (s - snap) * gain  // NaN (a broken map) compares false and becomes 0
                     out[x] = owners[x / block] == 0 && label == 0 ? 0
-                        : (label != 0 && s < threshold ? 1 : min(max((s - snap) * gain, 0), 1))
+                        : (label != 0 && s < threshold ? 1 : (stretched > 0 ? min(stretched, 1) : 0))
                 }
             }
         }

@@ -66,6 +66,12 @@ import Testing
         #expect(transparent[3] == 0 && transparent[7] == 255)
     }
 
+    @Test func alphaOutsideZeroToOneIsClamped() throws {
+        let alpha = FloatMap(width: 3, height: 1, values: [7, .nan, -2])
+        let out = try Compositor.compose(photo: Self.photo, alpha: alpha, background: .white, frame: Self.frame, decontaminate: false)
+        #expect(out.pixels == [200, 0, 0, 255, 255, 255, 255, 255, 255, 255, 255, 255])
+    }
+
     @Test func oversizedFrameThrows() {
         #expect(throws: MaskError.self) {
             try compose(.transparent, frame: PixelBox(x: 0, y: 0, width: 1 << 20, height: 1 << 20))

@@ -128,6 +128,18 @@ import Testing
         #expect(try one.image(for: one.subjects, background: .white) == two.image(for: two.subjects, background: .white))
     }
 
+    @Test func brokenProbabilityMapDoesNotCrash() throws {
+        var map = Self.scene.1
+        for i in stride(from: 0, to: map.values.count, by: 7) { map.values[i] = .nan }
+        map.values[3] = .infinity
+        for refine in [true, false] {
+            let analysis = try Analysis(photo: Self.scene.0, probability: map, options: Analysis.Options(refine: refine))
+            #expect(analysis.alpha.values.allSatisfy { $0 >= 0 && $0 <= 1 })
+            let image = try analysis.image(for: analysis.subjects, background: .transparent)
+            #expect(image.width == Self.width)
+        }
+    }
+
     @Test func backgroundParsing() throws {
         #expect(try Background(parsing: "transparent") == .transparent)
         #expect(try Background(parsing: "white") == .white)
