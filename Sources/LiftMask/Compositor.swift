@@ -48,10 +48,10 @@ public enum Compositor {
                                 var coverage: Float = 0
                                 if x >= 0, y >= 0, x < width, y < height {
                                     let i = y &* width &+ x
-                                    foreground = SIMD4(UnsafeRawPointer(src.baseAddress! + i &* 4).loadUnaligned(as: SIMD4<UInt8>.self))
+                                    let p = src.baseAddress! + i &* 4
+                                    foreground = SIMD4(Float(p[0]), Float(p[1]), Float(p[2]), 0)
                                     let value = a[i]  // clamped so any map (even NaN) gives a valid pixel
-                                    coverage = (value > 0 ? min(value, 1) : 0) * foreground[3] * (1 / 255)
-                                    foreground[3] = 0
+                                    coverage = (value > 0 ? min(value, 1) : 0) * Float(p[3]) * (1 / 255)
                                 }
                                 var pixel: SIMD4<Float>
                                 switch opacity {
@@ -69,8 +69,9 @@ public enum Compositor {
                                     pixel = outAlpha > 0 ? (coverage * foreground + weight * color) / outAlpha : SIMD4()
                                     pixel[3] = outAlpha * 255
                                 }
-                                let rounded = SIMD4<UInt8>(pixel.rounded(.toNearestOrAwayFromZero))
-                                UnsafeMutableRawPointer(row + fx &* 4).storeBytes(of: rounded, as: SIMD4<UInt8>.self)
+                                pixel = pixel.rounded(.toNearestOrAwayFromZero)
+                                let o = row + fx &* 4
+                                o[0] = UInt8(pixel[0]); o[1] = UInt8(pixel[1]); o[2] = UInt8(pixel[2]); o[3] = UInt8(pixel[3])
                             }
                         }
                     }

@@ -150,28 +150,17 @@ enum BlockAverage {
                 let y0 = ly * block, y1 = min(y0 + block, height)
                 for lx in 0 ..< lowWidth {
                     let x0 = lx * block, x1 = min(x0 + block, width)
-                    var sum = SIMD4<Float>()
+                    // Colour sums in integers (exact, no conversions in the loop), map sum in Float.
+                    var red = 0, green = 0, blue = 0
                     var mapSum: Float = 0
                     for y in y0 ..< y1 {
                         let pixels = rgba + y &* width &* 4, values = map + y &* width
-                        var x = x0
-                        while x &+ 4 <= x1 {
-                            // Four RGBA pixels at once; lane 3 (alpha) is summed and then ignored.
-                            let bytes = UnsafeRawPointer(pixels + x &* 4).loadUnaligned(as: SIMD16<UInt8>.self)
-                            let wide = SIMD16<Float>(bytes)
-                            let half = wide.lowHalf + wide.highHalf
-                            sum += half.lowHalf + half.highHalf
-                            mapSum += (values[x] + values[x &+ 1]) + (values[x &+ 2] + values[x &+ 3])
-                            x &+= 4
-                        }
-                        while x < x1 {
-                            sum += SIMD4(Float(pixels[x &* 4]), Float(pixels[x &* 4 &+ 1]), Float(pixels[x &* 4 &+ 2]), 0)
+                        for x in x0 ..< x1 {
+                            red &+= Int(pixels[x &* 4]); green &+= Int(pixels[x &* 4 &+ 1]); blue &+= Int(pixels[x &* 4 &+ 2])
                             mapSum += values[x]
-                            x &+= 1
                         }
                     }
-                    sum *= SIMD4(1 / 255, 1 / 255, 1 / 255, 0)
-                    sum[3] = mapSum
+                    var sum = SIMD4(Float(red) * (1 / 255), Float(green) * (1 / 255), Float(blue) * (1 / 255), mapSum)
                     sum /= Float((y1 - y0) * (x1 - x0))
                     let o = ly &* lowWidth &+ lx
                     planes.0[o] = sum[0]; planes.1[o] = sum[1]; planes.2[o] = sum[2]; planes.3[o] = sum[3]

@@ -43,4 +43,10 @@ import TestSupport
         #expect(abs(components[0].score - 0.5) < 1e-6)
         #expect(abs(components[1].score - 0.75) < 1e-6)
     }
+
+    @Test func labelPreviewKeepsLabelsDistinct() {
+        let labels = LabelMap(width: 4, height: 1, labels: [0, 1, 2, 3], count: 3)
+        #expect(labels.grayImage().pixels == [0, 255, 155, 55])
+        #expect(labels.label(x: 9, y: 0) == 0 && labels.label(x: 3, y: 0) == 3)
+    }
 }
