@@ -7,7 +7,9 @@ let rest = Array(benchArguments.dropFirst())
 switch benchArguments.first {
 case "png": runPNGBench(rest)
 case "jpeg": runJPEGBench(rest)
+case "mask": runMaskBench(rest)
+case "mask-quality": runMaskQuality(rest)
 default:
-    print("usage: lift-bench png|jpeg ARGS…")
+    print("usage: lift-bench png|jpeg|mask|mask-quality ARGS…")
     exit(2)
 }

@@ -1,0 +1,32 @@
+import LiftImage
+
+/// Finding an instance by position.
+public enum InstanceQuery {
+    /// The label under `point` (pixel coordinates), or the label of the nearest labelled pixel whose
+    /// centre lies within `searchRadius` pixels of the point (ties: the smaller label); `nil` when none.
+    public static func label(at point: PixelPoint, in labels: LabelMap, searchRadius: Int) -> Int32? {
+        guard point.x.isFinite, point.y.isFinite else { return nil }
+        let px = Int(point.x.rounded(.down)), py = Int(point.y.rounded(.down))
+        let direct = labels.label(x: px, y: py)
+        if direct != 0 { return direct }
+        let radius = max(0, searchRadius)
+        var best: (distance: Double, label: Int32)?
+        let top = max(0, py - radius - 1), bottom = min(labels.height - 1, py + radius + 1)
+        let left = max(0, px - radius - 1), right = min(labels.width - 1, px + radius + 1)
+        guard top <= bottom, left <= right else { return nil }
+        for y in top ... bottom {
+            for x in left ... right {
+                let label = labels.labels[y * labels.width + x]
+                if label == 0 { continue }
+                let dx = Double(x) + 0.5 - point.x, dy = Double(y) + 0.5 - point.y
+                let distance = (dx * dx + dy * dy).squareRoot()
+                guard distance <= Double(radius) else { continue }
+                if let current = best, current.distance < distance || (current.distance == distance && current.label <= label) {
+                    continue
+                }
+                best = (distance, label)
+            }
+        }
+        return best?.label
+    }
+}
