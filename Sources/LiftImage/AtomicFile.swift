@@ -23,8 +23,8 @@ public enum AtomicFile {
         let template = (directory.isEmpty ? "." : directory) + "/.\(base).tmp-XXXXXX"
         var templateBytes = Array(template.utf8CString)
         let fd = templateBytes.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw WriteError(path: path, reason: String(cString: strerror(errno))) }
-        let tempPath = String(cString: templateBytes)
+        guard fd >= 0 else { throw WriteError(path: path, reason: systemError()) }
+        let tempPath = String(decoding: templateBytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         var written = 0
         var failure: String?
         bytes.withUnsafeBytes { raw in
@@ -32,18 +32,24 @@ public enum AtomicFile {
                 let n = Foundation.write(fd, raw.baseAddress! + written, raw.count - written)
                 if n < 0 {
                     if errno == EINTR { continue }
-                    failure = String(cString: strerror(errno)); return
+                    failure = systemError(); return
                 }
                 written += n
             }
         }
-        if failure == nil, fsync(fd) != 0 { failure = String(cString: strerror(errno)) }
+        if failure == nil, fsync(fd) != 0 { failure = systemError() }
         if failure == nil { fchmod(fd, 0o644) }
         close(fd)
-        if failure == nil, rename(tempPath, path) != 0 { failure = String(cString: strerror(errno)) }
+        if failure == nil, rename(tempPath, path) != 0 { failure = systemError() }
         if let failure {
             unlink(tempPath)
             throw WriteError(path: path, reason: failure)
         }
+    }
+
+    /// The C library's message for the current `errno`.
+    private static func systemError() -> String {
+        guard let message = strerror(errno) else { return "error \(errno)" }
+        return String(validatingCString: message) ?? "error \(errno)"
     }
 }

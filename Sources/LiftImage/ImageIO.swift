@@ -21,8 +21,6 @@ public enum ImageFormat: String, Sendable, Equatable, CustomStringConvertible {
 public enum ImageIOError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The bytes are not a format Lift knows; carries the first bytes seen.
     case unknownFormat(leadingBytes: [UInt8])
-    /// The format was recognised but this build cannot decode it.
-    case unsupportedFormat(ImageFormat)
     /// The file could not be read.
     case cannotRead(path: String, reason: String)
 
@@ -30,8 +28,6 @@ public enum ImageIOError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .unknownFormat(let bytes):
             return "unknown image format: the file starts with \(hexString(bytes)), which is neither PNG nor JPEG"
-        case .unsupportedFormat(let format):
-            return "\(format) images cannot be decoded by this build yet"
         case .cannotRead(let path, let reason):
             return "cannot read \(path): \(reason)"
         }
@@ -41,12 +37,20 @@ public enum ImageIOError: Error, Equatable, Sendable, CustomStringConvertible {
 /// One entry point for reading and writing images: content sniffing, decoding any supported format to
 /// RGBA8, and atomic PNG writes.
 public enum ImageIO {
-    /// Decodes `bytes` (a whole file of any supported format, found by content) to RGBA8, straight alpha.
-    /// Throws `ImageIOError` for unknown or unsupported formats, else the format decoder's errors.
-    public static func decode(_ bytes: [UInt8], limits: DecodingLimits = .default) throws -> RGBAImage {
+    /// Decodes `bytes` (a whole file of any supported format, found by content) to RGBA8, straight alpha,
+    /// upright: the EXIF orientation (JPEG APP1, PNG eXIf) is applied unless `applyOrientation` is false.
+    /// Throws `ImageIOError` for unknown formats, else the format decoder's errors (`JPEGError`,
+    /// `PNGLexingError`, `PNGParsingError`, `PNGDataError`).
+    public static func decode(_ bytes: [UInt8], limits: DecodingLimits = .default,
+                              applyOrientation: Bool = true) throws -> RGBAImage {
         switch ImageFormat.sniff(bytes) {
-        case .png: return try PNGDecoder.decode(bytes, limits: limits).image
-        case .jpeg: throw ImageIOError.unsupportedFormat(.jpeg)
+        case .png:
+            let decoded = try PNGDecoder.decode(bytes, limits: limits)
+            guard applyOrientation, let exif = decoded.info.metadata.eXIf else { return decoded.image }
+            return EXIFOrientation(exif: exif).apply(to: decoded.image)
+        case .jpeg:
+            return try JPEGDecoder.decode(bytes, limits: limits,
+                                          options: .init(applyOrientation: applyOrientation)).image
         case nil: throw ImageIOError.unknownFormat(leadingBytes: Array(bytes.prefix(8)))
         }
     }
@@ -65,7 +69,7 @@ public enum ImageIO {
         }
     }
 
-    /// Reads and decodes the image file at `path` to RGBA8.
+    /// Reads and decodes the image file at `path` to RGBA8, upright (see `decode`).
     public static func read(contentsOf path: String, limits: DecodingLimits = .default) throws -> RGBAImage {
         try decode(try readFile(path), limits: limits)
     }

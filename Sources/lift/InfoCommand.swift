@@ -2,7 +2,8 @@ import Foundation
 import Lift
 
 /// `lift info FILE`: prints the format, size, colour type, bit depth, interlace and metadata chunks of an
-/// image file, one `key: value` line each. PNG files are checked chunk by chunk without decoding pixels.
+/// image file, one `key: value` line each. PNG files are checked chunk by chunk without decoding pixels;
+/// JPEG files are decoded (to check them) and described by their frame, scans and metadata.
 /// Returns 0 on success, 1 when the file cannot be read or is invalid, 2 for a usage error.
 func runInfo(_ arguments: [String]) -> Int32 {
     guard arguments.count == 1, let path = arguments.first, !path.hasPrefix("-") || path == "-" else {
@@ -28,8 +29,24 @@ func runInfo(_ arguments: [String]) -> Int32 {
             print(lines.joined(separator: "\n"))
             return 0
         case .jpeg:
-            print("format: JPEG")
-            throw ImageIOError.unsupportedFormat(.jpeg)
+            let jpeg = try JPEGDecoder.decode(bytes, options: .init(applyOrientation: false))
+            let info = jpeg.info
+            let sampling = info.components.map { "\($0.horizontalSampling)x\($0.verticalSampling)" }
+            var metadata: [String] = []
+            if let exif = jpeg.exif { metadata.append("EXIF (\(exif.count) bytes)") }
+            if let icc = jpeg.iccProfile { metadata.append("ICC profile (\(icc.count) bytes)") }
+            print([
+                "format: JPEG",
+                "size: \(jpeg.storedWidth)x\(jpeg.storedHeight)",
+                "process: \(info.process.rawValue)",
+                "color space: \(info.colorSpace.rawValue)",
+                "components: \(info.components.count) (sampling \(sampling.joined(separator: ", ")))",
+                "scans: \(info.scanCount)",
+                "restart interval: \(info.restartInterval)",
+                "orientation: \(jpeg.orientation.rawValue)\(jpeg.orientation.swapsDimensions ? " (shown as \(jpeg.storedHeight)x\(jpeg.storedWidth))" : "")",
+                "metadata: \(metadata.isEmpty ? "none" : metadata.joined(separator: ", "))",
+            ].joined(separator: "\n"))
+            return 0
         case nil:
             throw ImageIOError.unknownFormat(leadingBytes: Array(bytes.prefix(8)))
         }
