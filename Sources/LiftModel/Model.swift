@@ -103,6 +103,23 @@ public final class Model: @unchecked Sendable {
         output.data.update(from: result.data, count: result.count)
     }
 
+    /// Floating-point operations of the convolutions for an input of `shape`, by the explicit formula
+    /// 2·N·Ho·Wo·Cout·(Cin/groups)·Kh·Kw (transposed: 2·N·H·W·Cin·Cout·Kh·Kw); other ops are not counted.
+    public func convolutionFLOPs(forInput shape: TensorShape) throws -> Int {
+        let shapes = try program.inferShapes(input: shape, limits: limits)
+        return program.steps.reduce(0) { total, step in
+            switch step.kernel {
+            case .conv(let conv):
+                let o = shapes[step.output], p = conv.parameters
+                return total + 2 * o.count * (conv.inputChannels / p.groups) * p.kernelHeight * p.kernelWidth
+            case .convTranspose(let conv):
+                return total + 2 * shapes[step.inputs[0]].count * conv.outputChannels * conv.kernelHeight * conv.kernelWidth
+            default:
+                return total
+            }
+        }
+    }
+
     /// Operations the executor runs per inference: the graph's nodes after activation fusion.
     public var operationCount: Int { program.steps.count }
 
@@ -121,15 +138,47 @@ public final class Model: @unchecked Sendable {
         return plan?.elementCount ?? 0
     }
 
-    /// Runs every step into the plan's buffers; returns the tensor holding the first output. Caller holds `lock`.
-    private func execute(_ input: Tensor, threads: Int) throws -> Tensor {
+    /// One operation's share of a profiled run.
+    public struct OperationTiming: Sendable {
+        /// The node's name in the graph.
+        public let name: String
+        /// What ran, e.g. `conv 3x3 d2 64→16`, `concat`, `resize_bilinear`.
+        public let kind: String
+        /// Output shape.
+        public let shape: TensorShape
+        /// Wall time of the operation in seconds.
+        public let seconds: Double
+    }
+
+    /// Runs the model once like `run(_:threads:)`, timing every operation (for benchmarks).
+    public func profile(_ input: Tensor, threads: Int = Parallel.defaultThreads) throws -> [OperationTiming] {
+        lock.lock()
+        defer { lock.unlock() }
+        var timings: [OperationTiming] = []
+        _ = try execute(input, threads: threads) { index, seconds, shape in
+            let step = self.program.steps[index]
+            timings.append(OperationTiming(name: step.name, kind: step.kindDescription, shape: shape, seconds: seconds))
+        }
+        return timings
+    }
+
+    /// Runs every step into the plan's buffers; returns the tensor holding the first output. Caller
+    /// holds `lock`. `observe`, if given, receives each step's index, seconds and output shape.
+    private func execute(_ input: Tensor, threads: Int,
+                         observe: ((Int, Double, TensorShape) -> Void)? = nil) throws -> Tensor {
         let plan = try self.plan(for: input.shape)
         plan.input.reshape(to: input.shape)
         plan.input.data.update(from: input.data, count: input.count)
         for (index, step) in program.steps.enumerated() {
             let output = plan.stepOutputs[index]
             output.reshape(to: plan.shapes[step.output])
-            step.run(inputs: plan.stepInputs[index], output: output, threads: threads)
+            if let observe {
+                let start = DispatchTime.now().uptimeNanoseconds
+                step.run(inputs: plan.stepInputs[index], output: output, threads: threads)
+                observe(index, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, output.shape)
+            } else {
+                step.run(inputs: plan.stepInputs[index], output: output, threads: threads)
+            }
         }
         return plan.outputs[0]
     }

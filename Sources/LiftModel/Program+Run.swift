@@ -32,3 +32,27 @@ extension Program.Step {
         }
     }
 }
+
+extension Program.Step {
+    /// A short description of the kernel for profiles: `conv 3x3 d2 64→16`, `concat`, `add+relu`, ….
+    var kindDescription: String {
+        func suffix(_ activation: Activation) -> String { activation == .none ? "" : "+\(activation.rawValue)" }
+        switch kernel {
+        case .conv(let conv):
+            let p = conv.parameters
+            let dilation = p.dilationY == 1 && p.dilationX == 1 ? "" : " d\(p.dilationY)"
+            let stride = p.strideY == 1 && p.strideX == 1 ? "" : " s\(p.strideY)"
+            let groups = p.groups == 1 ? "" : " g\(p.groups)"
+            return "conv \(p.kernelHeight)x\(p.kernelWidth)\(dilation)\(stride)\(groups) \(conv.inputChannels)→\(conv.outputChannels)"
+        case .convTranspose(let conv):
+            return "conv_transpose \(conv.kernelHeight)x\(conv.kernelWidth) s\(conv.strideY) \(conv.inputChannels)→\(conv.outputChannels)"
+        case .pool(let pool): return pool.kind == .max ? "max_pool2d" : "avg_pool2d"
+        case .globalAvgPool: return "global_avg_pool"
+        case .resize(let spec): return spec.bilinear ? "resize_bilinear" : "resize_nearest"
+        case .concat: return "concat"
+        case .binary(let op, let activation): return op.rawValue + suffix(activation)
+        case .unary(let op): return op.rawValue
+        case .pad: return "pad"
+        }
+    }
+}
