@@ -11,12 +11,12 @@ public struct WeightLimits: Sendable, Equatable {
     public var maxRank: Int
     /// Largest number of graph nodes (default 100,000).
     public var maxNodes: Int
-    /// Largest number of elements of any activation tensor the executor plans (default 1 << 30).
+    /// Largest number of elements of any activation tensor the executor plans (default 1 << 28, 1 GiB of Float32).
     public var maxActivationElements: Int
 
     /// Limits with the defaults above, overridable one by one.
     public init(maxFileBytes: Int = 2 << 30, maxHeaderBytes: Int = 64 << 20, maxTensors: Int = 65_536,
-                maxRank: Int = 8, maxNodes: Int = 100_000, maxActivationElements: Int = 1 << 30) {
+                maxRank: Int = 8, maxNodes: Int = 100_000, maxActivationElements: Int = 1 << 28) {
         self.maxFileBytes = maxFileBytes
         self.maxHeaderBytes = maxHeaderBytes
         self.maxTensors = maxTensors
