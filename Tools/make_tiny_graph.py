@@ -67,6 +67,8 @@ def seeded(seed: int) -> Tiny:
         model.bn1.bias.uniform_(-0.3, 0.3)
         model.bn1.running_mean.uniform_(-0.3, 0.3)
         model.bn1.running_var.uniform_(0.5, 1.5)
+        # Larger transposed-conv weights spread the final sigmoid over more of 0…1 (more contrast to test).
+        model.up.weight.mul_(6)
     return model.eval()
 
 
