@@ -1,5 +1,11 @@
-// lift-bench: Lift's benchmarks (always `swift run -c release lift-bench ...`). Placeholder.
+// lift-bench: Lift's benchmarks (always `swift run -c release lift-bench SUBCOMMAND ...`).
 import Foundation
 import Lift
 
-print("lift-bench: no benchmarks yet")
+let benchArguments = Array(CommandLine.arguments.dropFirst())
+switch benchArguments.first {
+case "kernels": runKernelBench(arguments: Array(benchArguments.dropFirst()))
+default:
+    print("usage: lift-bench kernels [--json] [--filter NAME]")
+    exit(2)
+}
