@@ -41,7 +41,7 @@ func runDirect(_ geometry: ConvGeometry, input: UnsafePointer<Float>, output: Un
                 let block = inGroup * chunkWidth
                 switch chunkWidth {
                 case 4: directRow(frozen, input, output, b, oy, group, block, start, end, pixels: 4, blocks: 4)
-                case 2: directRow(frozen, input, output, b, oy, group, block, start, end, pixels: 6, blocks: 2)
+                case 2: directRow(frozen, input, output, b, oy, group, block, start, end, pixels: 8, blocks: 2)
                 default: directRow(frozen, input, output, b, oy, group, block, start, end, pixels: 8, blocks: 1)
                 }
             } else {
@@ -62,8 +62,8 @@ private func directRow(_ g: ConvGeometry, _ input: UnsafePointer<Float>, _ outpu
     case (4, 4):
         while ox &+ 4 <= end { directTile(g, input, output, b, oy, ox, group, block, Tile<4, 4>.self); ox &+= 4 }
         while ox < end { directTile(g, input, output, b, oy, ox, group, block, Tile<1, 4>.self); ox &+= 1 }
-    case (6, 2):
-        while ox &+ 6 <= end { directTile(g, input, output, b, oy, ox, group, block, Tile<6, 2>.self); ox &+= 6 }
+    case (8, 2):
+        while ox &+ 8 <= end { directTile(g, input, output, b, oy, ox, group, block, Tile<8, 2>.self); ox &+= 8 }
         while ox < end { directTile(g, input, output, b, oy, ox, group, block, Tile<1, 2>.self); ox &+= 1 }
     default:
         while ox &+ 8 <= end { directTile(g, input, output, b, oy, ox, group, block, Tile<8, 1>.self); ox &+= 8 }

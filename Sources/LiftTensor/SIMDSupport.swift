@@ -51,3 +51,9 @@ final class AlignedBuffer: @unchecked Sendable {
 func pointwiseMax(_ a: Vector, _ b: Vector) -> Vector {
     a.replacing(with: b, where: b .> a)
 }
+
+/// Lane-wise minimum.
+@inline(__always)
+func pointwiseMin(_ a: Vector, _ b: Vector) -> Vector {
+    a.replacing(with: b, where: b .< a)
+}
