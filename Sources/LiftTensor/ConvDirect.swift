@@ -94,11 +94,16 @@ private func directTile<let P: Int, let B: Int>(_ g: ConvGeometry, _ input: Unsa
     let ix0 = ox &* g.strideX &- g.padLeft
     let interior = ix0 >= 0 && ix0 &+ (P &- 1) &* g.strideX &+ (g.kernelWidth &- 1) &* g.dilationX < g.inputWidth
     let pixelStride = g.inputChannels
+    // In an interior tile of an undilated dense convolution the Kw taps of a kernel row are one
+    // contiguous run of Kw·Cin floats in both the input and the packed weights: one segment per row.
+    let wholeRow = interior && g.dilationX == 1 && packed.groups == 1
+    let segments = wholeRow ? 1 : g.kernelWidth
+    let segmentLength = wholeRow ? g.kernelWidth &* cinG : cinG
     for ky in 0 ..< g.kernelHeight {
         let iy = oy &* g.strideY &- g.padTop &+ ky &* g.dilationY
         if iy < 0 || iy >= g.inputHeight { continue }
         let rowBase = input + ((b &* g.inputHeight &+ iy) &* g.inputWidth &* pixelStride &+ group &* cinG)
-        for kx in 0 ..< g.kernelWidth {
+        for kx in 0 ..< segments {
             var sources = InlineArray<P, UnsafePointer<Float>>(repeating: zero)
             let tapX = ix0 &+ kx &* g.dilationX
             if interior {
@@ -110,7 +115,7 @@ private func directTile<let P: Int, let B: Int>(_ g: ConvGeometry, _ input: Unsa
                 }
             }
             let tapWeights = weightBase + ((ky &* g.kernelWidth &+ kx) &* cinG &* vectorWidth)
-            for ci in 0 ..< cinG {
+            for ci in 0 ..< segmentLength {
                 let w = tapWeights + (ci &* vectorWidth)
                 for k in 0 ..< B {
                     let weight = loadVector(w + (k &* blockStride))
