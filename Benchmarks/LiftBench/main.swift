@@ -4,8 +4,9 @@ import Lift
 
 let benchArguments = Array(CommandLine.arguments.dropFirst())
 switch benchArguments.first {
+case "kernels": runKernelBench(arguments: Array(benchArguments.dropFirst()))
 case "model": runModelBench(Array(benchArguments.dropFirst()))
 default:
-    print("usage: lift-bench model [--size 320] [--runs 10] [--threads 1,2]")
+    print("usage: lift-bench kernels [--json] [--filter NAME] | model [--size 320] [--runs 10] [--threads 1,2] [--profile]")
     exit(2)
 }

@@ -30,10 +30,10 @@ public enum Activation: String, Sendable, Hashable, CaseIterable {
     func apply(_ x: SIMD16<Float>) -> SIMD16<Float> {
         switch self {
         case .none: return x
-        case .relu: return x.replacing(with: 0, where: x .< 0)
-        case .relu6: return x.clamped(lowerBound: SIMD16(repeating: 0), upperBound: SIMD16(repeating: 6))
+        case .relu: return pointwiseMax(x, Vector())
+        case .relu6: return pointwiseMin(pointwiseMax(x, Vector()), Vector(repeating: 6))
         case .hardswish:
-            let gate = (x + 3).clamped(lowerBound: SIMD16(repeating: 0), upperBound: SIMD16(repeating: 6))
+            let gate = pointwiseMin(pointwiseMax(x + 3, Vector()), Vector(repeating: 6))
             return x * (gate * (1 / 6))
         case .sigmoid:
             var out = x

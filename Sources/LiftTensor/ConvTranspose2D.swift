@@ -49,7 +49,7 @@ public final class ConvTranspose2D: @unchecked Sendable {
         self.activation = activation
         packed = PackedConvWeights(weights: weights, bias: bias, outputChannels: outputChannels,
                                    inputChannelsPerGroup: inputChannels, groups: 1,
-                                   kernelHeight: kernelHeight, kernelWidth: kernelWidth, depthwise: false)
+                                   kernelHeight: kernelHeight, kernelWidth: kernelWidth, layout: .blocked)
     }
 
     /// Rows/columns cropped `(top, left, bottom, right)`; bottom/right are negative when SAME asks for

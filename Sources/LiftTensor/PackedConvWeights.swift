@@ -3,8 +3,27 @@
 /// Dense and grouped: `[group][block][Kh][Kw][Cin/groups][16]`, where block `b` of a group holds its
 /// output channels `16b ..< 16b+16` (lanes past the group's channel count are zero); bias
 /// `[group][block][16]`. Depthwise (groups = Cin = Cout): `[Kh][Kw][Cpad]` and bias `[Cpad]`, with
-/// `Cpad` = C rounded up to 16. `zeroRow` is a run of zeros standing in for padded input pixels.
+/// `Cpad` = C rounded up to 16. Dot (few output channels per group, Cin/groups a multiple of 16):
+/// OHWI unchanged, `[Cout][Kh][Kw][Cin/groups]`, the kernel vectorising over input channels; bias
+/// `[Cout]`. `zeroRow` is a run of zeros standing in for padded input pixels.
 struct PackedConvWeights: @unchecked Sendable {
+    /// Which kernel the weights are packed for.
+    enum Layout {
+        /// Output channels in 16-lane blocks (the direct kernel).
+        case blocked
+        /// Channels in 16-lane blocks, one filter per channel.
+        case depthwise
+        /// Input channels as the lanes: for layers with fewer than 16 output channels per group.
+        case dot
+
+        /// The layout for a convolution of this grouping.
+        static func choose(inputChannels: Int, outputChannels: Int, groups: Int) -> Layout {
+            if groups > 1 && groups == inputChannels && groups == outputChannels { return .depthwise }
+            let cinG = inputChannels / groups, coutG = outputChannels / groups
+            return coutG <= 8 && cinG % vectorWidth == 0 ? .dot : .blocked
+        }
+    }
+
     let weights: AlignedBuffer
     let bias: AlignedBuffer
     let zeroRow: AlignedBuffer
@@ -14,21 +33,32 @@ struct PackedConvWeights: @unchecked Sendable {
     /// Output channel blocks of 16 per group.
     let blocksPerGroup: Int
     let taps: Int
-    let depthwise: Bool
+    let layout: Layout
 
     /// Floats between the same tap and input channel of two consecutive blocks.
     var blockStride: Int { taps * inputChannelsPerGroup * vectorWidth }
 
     init(weights source: [Float], bias: [Float]?, outputChannels: Int, inputChannelsPerGroup cinG: Int,
-         groups: Int, kernelHeight: Int, kernelWidth: Int, depthwise: Bool) {
+         groups: Int, kernelHeight: Int, kernelWidth: Int, layout: Layout) {
         let taps = kernelHeight * kernelWidth
         let cpg = outputChannels / groups
         self.groups = groups
         self.inputChannelsPerGroup = cinG
         self.outputChannelsPerGroup = cpg
         self.taps = taps
-        self.depthwise = depthwise
-        if depthwise {
+        self.layout = layout
+        switch layout {
+        case .blocked: break
+        case .dot:
+            precondition(cinG % vectorWidth == 0, "dot layout needs Cin/groups a multiple of 16")
+            blocksPerGroup = 0
+            self.weights = AlignedBuffer(count: source.count)
+            self.weights.pointer.update(from: source, count: source.count)
+            self.bias = AlignedBuffer(count: outputChannels)
+            if let bias { self.bias.pointer.update(from: bias, count: outputChannels) }
+            zeroRow = AlignedBuffer(count: cinG)
+            return
+        case .depthwise:
             let padded = roundUpToVector(outputChannels)
             blocksPerGroup = 1
             self.weights = AlignedBuffer(count: taps * padded)

@@ -51,3 +51,18 @@ final class AlignedBuffer: @unchecked Sendable {
 func pointwiseMax(_ a: Vector, _ b: Vector) -> Vector {
     a.replacing(with: b, where: b .> a)
 }
+
+/// Lane-wise minimum.
+@inline(__always)
+func pointwiseMin(_ a: Vector, _ b: Vector) -> Vector {
+    a.replacing(with: b, where: b .< a)
+}
+
+/// The sum of all 16 lanes, by halving (a fixed order, so results never depend on the caller).
+@inline(__always)
+func horizontalSum(_ v: Vector) -> Float {
+    let eight = v.lowHalf + v.highHalf
+    let four = eight.lowHalf + eight.highHalf
+    let two = four.lowHalf + four.highHalf
+    return two[0] + two[1]
+}
