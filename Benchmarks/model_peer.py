@@ -4,7 +4,7 @@
         [--output out.f32]
 
 The input is the raw little-endian float32 NHWC file Lift reads; it is transposed to NCHW for the
-ONNX model. Prints one JSON line: {"runtime", "threads", "runs", "median_ms", "min_ms"}; with
+ONNX model. Prints one JSON line: {"runtime", "threads", "runs", "median_ms", "min_ms", "times_ms"}; with
 --output, writes the first output as raw NHWC float32 for a parity check.
 """
 from __future__ import annotations
@@ -48,7 +48,7 @@ def main():
     if args.output:
         np.ascontiguousarray(out[0].transpose(0, 2, 3, 1)).astype("<f4").tofile(args.output)
     print(json.dumps({"runtime": f"onnxruntime {ort.__version__}", "threads": args.threads, "runs": args.runs,
-                      "median_ms": statistics.median(times), "min_ms": min(times)}))
+                      "median_ms": statistics.median(times), "min_ms": min(times), "times_ms": times}))
 
 
 if __name__ == "__main__":
