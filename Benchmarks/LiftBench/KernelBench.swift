@@ -182,10 +182,14 @@ func measureCopyBandwidth(floats: Int, buffers: [Tensor], into destination: Tens
     return Double(2 * floats * 4) / seconds / 1e9
 }
 
-/// Runs the benchmark; `arguments` may contain `--json` (JSON lines) and `--filter SUBSTRING`.
+/// Runs the benchmark; `arguments` may contain `--json` (JSON lines), `--filter SUBSTRING` (layers
+/// whose name contains it) and `--buffers N` (rotate N input buffers instead of ≥ 8 MB of them).
 func runKernelBench(arguments: [String]) {
     let json = arguments.contains("--json")
-    let filter = arguments.firstIndex(of: "--filter").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+    func value(_ flag: String) -> String? {
+        arguments.firstIndex(of: flag).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+    }
+    let filter = value("--filter"), fixedBuffers = value("--buffers").flatMap(Int.init).map { max(1, $0) }
     let peak1 = measurePeak(threads: 1), peak2 = measurePeak(threads: 2)
     if json {
         print(#"{"name":"fma_peak","peak_gflops_1t":\#(fmt(peak1)),"peak_gflops_2t":\#(fmt(peak2))}"#)
@@ -196,9 +200,10 @@ func runKernelBench(arguments: [String]) {
     }
     for layer in kernelLayers where filter.map({ layer.name.contains($0) }) ?? true {
         let (prepared, _) = prepare(layer, h: layer.h, w: layer.w, seed: 1)
-        // Rotate inputs so that together they exceed the L2 cache (≥ 8 MB, at least 2 buffers).
+        // Rotate inputs so that together they exceed the L2 cache (≥ 8 MB, at least 2 buffers), unless
+        // `--buffers N` asks for a fixed number (1 = cache-warm input).
         let inputShape = TensorShape(n: 1, h: layer.h, w: layer.w, c: layer.cin)
-        let buffers = max(2, min(16, (8 << 20) / max(inputShape.count * 4, 1)))
+        let buffers = fixedBuffers ?? max(2, min(16, (8 << 20) / max(inputShape.count * 4, 1)))
         var rng = BenchRandom(seed: 2)
         let inputs = (0 ..< buffers).map { _ in Tensor(shape: inputShape, values: rng.array(inputShape.count, scale: 1)) }
         let output = Tensor(shape: prepared.outputShape)

@@ -6,6 +6,6 @@ let benchArguments = Array(CommandLine.arguments.dropFirst())
 switch benchArguments.first {
 case "kernels": runKernelBench(arguments: Array(benchArguments.dropFirst()))
 default:
-    print("usage: lift-bench kernels [--json] [--filter NAME]")
+    print("usage: lift-bench kernels [--json] [--filter NAME] [--buffers N]")
     exit(2)
 }
