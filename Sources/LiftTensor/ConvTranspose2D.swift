@@ -11,9 +11,10 @@ public enum TransposedConvCropping: Hashable, Sendable {
 /// A transposed 2-D convolution (NHWC, Float32; PyTorch `ConvTranspose2d` with groups 1) with
 /// weights packed at creation, fused bias and activation.
 ///
-/// Weights come as `[Cout, Kh, Kw, Cin]` and are packed like `Conv2D`'s dense weights. Each output
-/// pixel gathers the input pixels whose scattered window covers it, so outputs never race and the
-/// result does not depend on the thread count.
+/// Weights come as `[Cout, Kh, Kw, Cin]` and are packed like `Conv2D`'s dense weights (16 output
+/// channels as lanes), or kept as they are when there are at most 8 output channels and Cin is a
+/// multiple of 16 (input channels as lanes). Each output pixel gathers the input pixels whose
+/// scattered window covers it, so outputs never race and the result does not depend on the thread count.
 public final class ConvTranspose2D: @unchecked Sendable {
     /// Input channels Cin.
     public let inputChannels: Int
@@ -49,7 +50,8 @@ public final class ConvTranspose2D: @unchecked Sendable {
         self.activation = activation
         packed = PackedConvWeights(weights: weights, bias: bias, outputChannels: outputChannels,
                                    inputChannelsPerGroup: inputChannels, groups: 1,
-                                   kernelHeight: kernelHeight, kernelWidth: kernelWidth, layout: .blocked)
+                                   kernelHeight: kernelHeight, kernelWidth: kernelWidth,
+                                   layout: .choose(inputChannels: inputChannels, outputChannels: outputChannels, groups: 1))
     }
 
     /// Rows/columns cropped `(top, left, bottom, right)`; bottom/right are negative when SAME asks for
@@ -83,37 +85,86 @@ public final class ConvTranspose2D: @unchecked Sendable {
         }
         precondition(output.shape == expected, "transposed conv output shape \(output.shape) must be \(expected)")
         precondition(input !== output, "transposed conv cannot run in place")
-        let shape = input.shape, c = crop()
-        let source = UnsafePointer(input.data), destination = output.data
-        let packed = self.packed, cin = inputChannels, cout = outputChannels
-        let kh = kernelHeight, kw = kernelWidth, sy = strideY, sx = strideX, activation = self.activation
-        let blocks = packed.blocksPerGroup, blockStride = packed.blockStride
-        Parallel.forEach(count: expected.n * expected.h, threads: threads) { rows in
-            for row in rows {
-                let b = row / expected.h, oy = row % expected.h
-                for ox in 0 ..< expected.w {
-                    for block in 0 ..< blocks {
-                        var acc = loadVector(packed.bias.pointer + block &* vectorWidth)
-                        let weights = UnsafePointer(packed.weights.pointer) + block &* blockStride
-                        for ky in 0 ..< kh {
-                            let ty = oy &+ c.top &- ky
-                            if ty < 0 || ty % sy != 0 || ty / sy >= shape.h { continue }
-                            for kx in 0 ..< kw {
-                                let tx = ox &+ c.left &- kx
-                                if tx < 0 || tx % sx != 0 || tx / sx >= shape.w { continue }
-                                let pixel = source + ((b &* shape.h &+ ty / sy) &* shape.w &+ tx / sx) &* cin
-                                let tapWeights = weights + (ky &* kw &+ kx) &* cin &* vectorWidth
-                                for ci in 0 ..< cin {
-                                    acc = acc.addingProduct(Vector(repeating: pixel[ci]), loadVector(tapWeights + ci &* vectorWidth))
-                                }
-                            }
+        let geometry = TransposedGeometry(input: input.shape, output: expected, crop: crop(), kernelHeight: kernelHeight,
+                                          kernelWidth: kernelWidth, strideY: strideY, strideX: strideX,
+                                          activation: activation, packed: packed.view)
+        let source = UnsafePointer(input.data), destination = output.data, dot = packed.layout == .dot
+        withExtendedLifetime(packed) {
+            Parallel.forEach(count: expected.n * expected.h, threads: threads) { rows in
+                for row in rows {
+                    for ox in 0 ..< expected.w {
+                        if dot {
+                            geometry.dotPixel(source, destination, row: row, ox: ox)
+                        } else {
+                            geometry.blockedPixel(source, destination, row: row, ox: ox)
                         }
-                        let lanes = min(vectorWidth, cout &- block &* vectorWidth)
-                        let out = destination + (((b &* expected.h &+ oy) &* expected.w &+ ox) &* cout &+ block &* vectorWidth)
-                        storeVector(activation.apply(acc), out, lanes: lanes)
                     }
                 }
             }
+        }
+    }
+}
+
+/// One transposed convolution run: sizes, crop and raw weight pointers.
+private struct TransposedGeometry: @unchecked Sendable {
+    let input: TensorShape, output: TensorShape
+    let crop: (top: Int, left: Int, bottom: Int, right: Int)
+    let kernelHeight: Int, kernelWidth: Int, strideY: Int, strideX: Int
+    let activation: Activation
+    let packed: PackedView
+
+    /// The input pixel feeding output `(oy, ox)` through tap `(ky, kx)`, or nil if none does.
+    @inline(__always)
+    func source(_ base: UnsafePointer<Float>, b: Int, oy: Int, ox: Int, ky: Int, kx: Int) -> UnsafePointer<Float>? {
+        let ty = oy &+ crop.top &- ky, tx = ox &+ crop.left &- kx
+        guard ty >= 0, tx >= 0, ty % strideY == 0, tx % strideX == 0 else { return nil }
+        let iy = ty / strideY, ix = tx / strideX
+        guard iy < input.h, ix < input.w else { return nil }
+        return base + ((b &* input.h &+ iy) &* input.w &+ ix) &* input.c
+    }
+
+    /// Output pixel `(row, ox)`, 16 output channels per vector.
+    @inline(__always)
+    func blockedPixel(_ base: UnsafePointer<Float>, _ destination: UnsafeMutablePointer<Float>, row: Int, ox: Int) {
+        let b = row / output.h, oy = row % output.h, cin = input.c
+        let out = destination + (row &* output.w &+ ox) &* output.c
+        for block in 0 ..< packed.blocksPerGroup {
+            var acc = loadVector(packed.bias + block &* vectorWidth)
+            let weights = packed.weights + block &* packed.blockStride
+            for ky in 0 ..< kernelHeight {
+                for kx in 0 ..< kernelWidth {
+                    guard let pixel = source(base, b: b, oy: oy, ox: ox, ky: ky, kx: kx) else { continue }
+                    let tapWeights = weights + (ky &* kernelWidth &+ kx) &* cin &* vectorWidth
+                    for ci in 0 ..< cin {
+                        acc = acc.addingProduct(Vector(repeating: pixel[ci]), loadVector(tapWeights + ci &* vectorWidth))
+                    }
+                }
+            }
+            let lanes = min(vectorWidth, output.c &- block &* vectorWidth)
+            storeVector(activation.apply(acc), out + block &* vectorWidth, lanes: lanes)
+        }
+    }
+
+    /// Output pixel `(row, ox)`, input channels as lanes, one output channel at a time.
+    @inline(__always)
+    func dotPixel(_ base: UnsafePointer<Float>, _ destination: UnsafeMutablePointer<Float>, row: Int, ox: Int) {
+        let b = row / output.h, oy = row % output.h, cin = input.c
+        let out = destination + (row &* output.w &+ ox) &* output.c
+        for co in 0 ..< output.c {
+            var acc = Vector()
+            let filter = packed.weights + co &* packed.taps &* cin
+            for ky in 0 ..< kernelHeight {
+                for kx in 0 ..< kernelWidth {
+                    guard let pixel = source(base, b: b, oy: oy, ox: ox, ky: ky, kx: kx) else { continue }
+                    let tapWeights = filter + (ky &* kernelWidth &+ kx) &* cin
+                    var c = 0
+                    while c < cin {
+                        acc = acc.addingProduct(loadVector(pixel + c), loadVector(tapWeights + c))
+                        c &+= vectorWidth
+                    }
+                }
+            }
+            out[co] = activation.apply(horizontalSum(acc) + packed.bias[co])
         }
     }
 }
