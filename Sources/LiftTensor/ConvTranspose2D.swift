@@ -92,12 +92,18 @@ public final class ConvTranspose2D: @unchecked Sendable {
         withExtendedLifetime(packed) {
             Parallel.forEach(count: expected.n * expected.h, threads: threads) { rows in
                 for row in rows {
+                    // Output (oy, ox) takes taps ky ≡ oy + top (mod sy) from input row (oy + top − ky)/sy,
+                    // and likewise for columns; walk both incrementally instead of dividing per tap.
+                    let oy = row % expected.h
+                    let rowPhase = Phase(offset: oy + geometry.crop.top, stride: geometry.strideY)
+                    var column = Phase(offset: geometry.crop.left, stride: geometry.strideX)
                     for ox in 0 ..< expected.w {
                         if dot {
-                            geometry.dotPixel(source, destination, row: row, ox: ox)
+                            geometry.dotPixel(source, destination, row: row, ox: ox, rows: rowPhase, columns: column)
                         } else {
-                            geometry.blockedPixel(source, destination, row: row, ox: ox)
+                            geometry.blockedPixel(source, destination, row: row, ox: ox, rows: rowPhase, columns: column)
                         }
+                        column.advance()
                     }
                 }
             }
@@ -113,31 +119,40 @@ private struct TransposedGeometry: @unchecked Sendable {
     let activation: Activation
     let packed: PackedView
 
-    /// The input pixel feeding output `(oy, ox)` through tap `(ky, kx)`, or nil if none does.
+    /// Visits every tap `(ky, kx)` that reaches output pixel `(row, ox)` with its input pixel, in
+    /// increasing ky then kx order.
     @inline(__always)
-    func source(_ base: UnsafePointer<Float>, b: Int, oy: Int, ox: Int, ky: Int, kx: Int) -> UnsafePointer<Float>? {
-        let ty = oy &+ crop.top &- ky, tx = ox &+ crop.left &- kx
-        guard ty >= 0, tx >= 0, ty % strideY == 0, tx % strideX == 0 else { return nil }
-        let iy = ty / strideY, ix = tx / strideX
-        guard iy < input.h, ix < input.w else { return nil }
-        return base + ((b &* input.h &+ iy) &* input.w &+ ix) &* input.c
+    func forEachTap(_ base: UnsafePointer<Float>, row: Int, rows: Phase, columns: Phase,
+                    _ body: (_ tap: Int, _ pixel: UnsafePointer<Float>) -> Void) {
+        let b = row / output.h
+        var ky = rows.firstTap, iy = rows.firstInput
+        while ky < kernelHeight && iy >= 0 {
+            if iy < input.h {
+                var kx = columns.firstTap, ix = columns.firstInput
+                while kx < kernelWidth && ix >= 0 {
+                    if ix < input.w { body(ky &* kernelWidth &+ kx, base + ((b &* input.h &+ iy) &* input.w &+ ix) &* input.c) }
+                    kx &+= strideX
+                    ix &-= 1
+                }
+            }
+            ky &+= strideY
+            iy &-= 1
+        }
     }
 
     /// Output pixel `(row, ox)`, 16 output channels per vector.
     @inline(__always)
-    func blockedPixel(_ base: UnsafePointer<Float>, _ destination: UnsafeMutablePointer<Float>, row: Int, ox: Int) {
-        let b = row / output.h, oy = row % output.h, cin = input.c
+    func blockedPixel(_ base: UnsafePointer<Float>, _ destination: UnsafeMutablePointer<Float>, row: Int, ox: Int,
+                      rows: Phase, columns: Phase) {
+        let cin = input.c
         let out = destination + (row &* output.w &+ ox) &* output.c
         for block in 0 ..< packed.blocksPerGroup {
             var acc = loadVector(packed.bias + block &* vectorWidth)
             let weights = packed.weights + block &* packed.blockStride
-            for ky in 0 ..< kernelHeight {
-                for kx in 0 ..< kernelWidth {
-                    guard let pixel = source(base, b: b, oy: oy, ox: ox, ky: ky, kx: kx) else { continue }
-                    let tapWeights = weights + (ky &* kernelWidth &+ kx) &* cin &* vectorWidth
-                    for ci in 0 ..< cin {
-                        acc = acc.addingProduct(Vector(repeating: pixel[ci]), loadVector(tapWeights + ci &* vectorWidth))
-                    }
+            forEachTap(base, row: row, rows: rows, columns: columns) { tap, pixel in
+                let tapWeights = weights + tap &* cin &* vectorWidth
+                for ci in 0 ..< cin {
+                    acc = acc.addingProduct(Vector(repeating: pixel[ci]), loadVector(tapWeights + ci &* vectorWidth))
                 }
             }
             let lanes = min(vectorWidth, output.c &- block &* vectorWidth)
@@ -147,24 +162,48 @@ private struct TransposedGeometry: @unchecked Sendable {
 
     /// Output pixel `(row, ox)`, input channels as lanes, one output channel at a time.
     @inline(__always)
-    func dotPixel(_ base: UnsafePointer<Float>, _ destination: UnsafeMutablePointer<Float>, row: Int, ox: Int) {
-        let b = row / output.h, oy = row % output.h, cin = input.c
+    func dotPixel(_ base: UnsafePointer<Float>, _ destination: UnsafeMutablePointer<Float>, row: Int, ox: Int,
+                  rows: Phase, columns: Phase) {
+        let cin = input.c
         let out = destination + (row &* output.w &+ ox) &* output.c
         for co in 0 ..< output.c {
             var acc = Vector()
             let filter = packed.weights + co &* packed.taps &* cin
-            for ky in 0 ..< kernelHeight {
-                for kx in 0 ..< kernelWidth {
-                    guard let pixel = source(base, b: b, oy: oy, ox: ox, ky: ky, kx: kx) else { continue }
-                    let tapWeights = filter + (ky &* kernelWidth &+ kx) &* cin
-                    var c = 0
-                    while c < cin {
-                        acc = acc.addingProduct(loadVector(pixel + c), loadVector(tapWeights + c))
-                        c &+= vectorWidth
-                    }
+            forEachTap(base, row: row, rows: rows, columns: columns) { tap, pixel in
+                let tapWeights = filter + tap &* cin
+                var c = 0
+                while c < cin {
+                    acc = acc.addingProduct(loadVector(pixel + c), loadVector(tapWeights + c))
+                    c &+= vectorWidth
                 }
             }
             out[co] = activation.apply(horizontalSum(acc) + packed.bias[co])
+        }
+    }
+}
+
+/// Where output coordinate `o` of a transposed convolution meets the kernel along one axis: the
+/// first tap `(o + crop) mod stride` and the input index `(o + crop − tap) / stride` it reads; the
+/// next taps (tap + stride, tap + 2·stride, …) read input indices one lower each.
+struct Phase {
+    private(set) var firstTap: Int
+    private(set) var firstInput: Int
+    private let stride: Int
+
+    /// The phase of coordinate `offset` = output index + crop (≥ 0).
+    init(offset: Int, stride: Int) {
+        self.stride = stride
+        firstTap = offset % stride
+        firstInput = offset / stride
+    }
+
+    /// Moves to the next output coordinate.
+    @inline(__always)
+    mutating func advance() {
+        firstTap &+= 1
+        if firstTap == stride {
+            firstTap = 0
+            firstInput &+= 1
         }
     }
 }
