@@ -1,22 +1,20 @@
 // Depthwise convolution (groups = Cin = Cout): channels are the vector lanes. A tile of 8 output
 // pixels × 16 channels accumulates Kh·Kw products of an input vector and a packed weight vector.
-// Interior tiles at stride 1 load each input vector of a kernel row once and reuse it for every tap
-// that covers it (8 + Kw − 1 loads instead of 8·Kw); edge tiles read a zero row for padded columns and
-// skip padded rows. 3×3 and 5×5 kernels get their tap loops unrolled by constant propagation.
+// For 3×3 and 5×5 kernels at stride 1 each input vector of a kernel row is loaded once and reused by
+// every tap that covers it (8 + Kw − 1 loads instead of 8·Kw); other cases gather a vector per tap. Padded columns contribute zeros, padded rows are skipped, in the same order on
+// every path. 3×3 and 5×5 kernels get their tap loops unrolled by constant propagation.
 
 /// Runs a depthwise convolution; `geometry` fixes every size.
 func runDepthwise(_ g: ConvGeometry, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, threads: Int) {
-    let channelBlocks = (g.outputChannels + vectorWidth - 1) / vectorWidth
     let rows = g.batch * g.outputHeight
-    let minimumItems = max(1, (1 << 16) / max(2 * g.outputWidth * vectorWidth * g.packed.taps, 1))
-    Parallel.forEach(count: rows * channelBlocks, threads: threads, minimumPerPart: minimumItems) { range in
-        for item in range {
-            let row = item / channelBlocks, channelBlock = item % channelBlocks
+    let minimumItems = max(1, (1 << 16) / max(2 * g.outputWidth * g.outputChannels * g.packed.taps, 1))
+    Parallel.forEach(count: rows, threads: threads, minimumPerPart: minimumItems) { range in
+        for row in range {
             let b = row / g.outputHeight, oy = row % g.outputHeight
             switch (g.kernelHeight, g.kernelWidth) {
-            case (3, 3): depthwiseRow(g, input, output, b, oy, channelBlock, KernelSize<3, 3>.self)
-            case (5, 5): depthwiseRow(g, input, output, b, oy, channelBlock, KernelSize<5, 5>.self)
-            default: depthwiseRow(g, input, output, b, oy, channelBlock, KernelSize<0, 0>.self)
+            case (3, 3): depthwiseRow(g, input, output, b, oy, KernelSize<3, 3>.self)
+            case (5, 5): depthwiseRow(g, input, output, b, oy, KernelSize<5, 5>.self)
+            default: depthwiseRow(g, input, output, b, oy, KernelSize<0, 0>.self)
             }
         }
     }
@@ -26,18 +24,24 @@ func runDepthwise(_ g: ConvGeometry, input: UnsafePointer<Float>, output: Unsafe
 /// the geometry at run time".
 enum KernelSize<let KH: Int, let KW: Int> {}
 
-/// One output row of one 16-channel block: tiles of 8 pixels, then single pixels.
+/// One output row: tiles of 8 pixels (then single pixels), each through all 16-channel blocks, so
+/// memory is walked in address order.
 private func depthwiseRow<let KH: Int, let KW: Int>(_ g: ConvGeometry, _ input: UnsafePointer<Float>,
                                                     _ output: UnsafeMutablePointer<Float>, _ b: Int, _ oy: Int,
-                                                    _ channelBlock: Int, _: KernelSize<KH, KW>.Type) {
+                                                    _: KernelSize<KH, KW>.Type) {
     let kernelHeight = KH > 0 ? KH : g.kernelHeight, kernelWidth = KW > 0 ? KW : g.kernelWidth
+    let channelBlocks = (g.outputChannels &+ vectorWidth &- 1) / vectorWidth
     var ox = 0
     while ox &+ 8 <= g.outputWidth {
-        depthwiseTile(g, input, output, b, oy, ox, channelBlock, kernelHeight, kernelWidth, Tile<8, 1>.self, KernelSize<KH, KW>.self)
+        for block in 0 ..< channelBlocks {
+            depthwiseTile(g, input, output, b, oy, ox, block, kernelHeight, kernelWidth, Tile<8, 1>.self, KernelSize<KH, KW>.self)
+        }
         ox &+= 8
     }
     while ox < g.outputWidth {
-        depthwiseTile(g, input, output, b, oy, ox, channelBlock, kernelHeight, kernelWidth, Tile<1, 1>.self, KernelSize<KH, KW>.self)
+        for block in 0 ..< channelBlocks {
+            depthwiseTile(g, input, output, b, oy, ox, block, kernelHeight, kernelWidth, Tile<1, 1>.self, KernelSize<KH, KW>.self)
+        }
         ox &+= 1
     }
 }
@@ -51,10 +55,10 @@ private func depthwiseTile<let P: Int, let KH: Int, let KW: Int>(
 ) {
     let c0 = channelBlock &* vectorWidth
     let ix0 = ox &* g.strideX &- g.padLeft
-    let interior = ix0 >= 0 && ix0 &+ (P &- 1) &* g.strideX &+ (kernelWidth &- 1) &* g.dilationX < g.inputWidth
     let acc: InlineArray<P, Vector>
-    if KW > 0 && interior && g.strideX == 1 && g.dilationX == 1 && P &+ KW &- 1 <= 12 {
-        acc = depthwiseReuse(g, input, b, oy, ix0, c0, tile, size)
+    // Stride 2 would need (8−1)·2 + Kw row vectors next to 8 accumulators: they spill, so it gathers.
+    if KW > 0 && g.dilationX == 1 && g.strideX == 1 && P &- 1 &+ KW <= 12 {
+        acc = depthwiseReuse(g, input, b, oy, ix0, c0, tile, size, Stride<1>.self)
     } else {
         acc = depthwiseGather(g, input, b, oy, ix0, c0, kernelHeight, kernelWidth, tile)
     }
@@ -64,28 +68,38 @@ private func depthwiseTile<let P: Int, let KH: Int, let KW: Int>(
     for p in 0 ..< P { storeVector(g.activation.apply(acc[p]), out + (p &* channels), lanes: lanes) }
 }
 
-/// Interior tile at stride 1, dilation 1: each input vector of a kernel row is loaded once and used
-/// by every tap that covers it.
-/// Only for compile-time kernel sizes (`KH`, `KW` > 0), so the row of vectors stays in registers.
+/// A horizontal stride fixed at compile time.
+enum Stride<let S: Int> {}
+
+/// Tile at horizontal stride `S`, dilation 1, compile-time kernel size: the `(P−1)·S + Kw` input
+/// vectors of a kernel row are loaded once (zeros outside the input) and shared by every tap that
+/// covers them, all in registers.
 @inline(never)
-private func depthwiseReuse<let P: Int, let KH: Int, let KW: Int>(
+private func depthwiseReuse<let P: Int, let KH: Int, let KW: Int, let S: Int>(
     _ g: ConvGeometry, _ input: UnsafePointer<Float>, _ b: Int, _ oy: Int, _ ix0: Int, _ c0: Int,
-    _: Tile<P, 1>.Type, _: KernelSize<KH, KW>.Type
+    _: Tile<P, 1>.Type, _: KernelSize<KH, KW>.Type, _: Stride<S>.Type
 ) -> InlineArray<P, Vector> {
-    let kernelHeight = KH, kernelWidth = KW
     let channels = g.inputChannels, padded = roundUpToVector(channels)
     let imageBase = input + (b &* g.inputHeight &* g.inputWidth &* channels &+ c0)
+    let span = (P &- 1) &* S &+ KW
+    let inside = ix0 >= 0 && ix0 &+ span <= g.inputWidth
     var acc = InlineArray<P, Vector>(repeating: loadVector(g.packed.bias + c0))
-    for ky in 0 ..< kernelHeight {
+    for ky in 0 ..< KH {
         let iy = oy &* g.strideY &- g.padTop &+ ky &* g.dilationY
         if iy < 0 || iy >= g.inputHeight { continue }
-        let rowBase = imageBase + ((iy &* g.inputWidth &+ ix0) &* channels)
-        let rowWeights = g.packed.weights + (c0 &+ ky &* kernelWidth &* padded)
+        let rowBase = imageBase + (iy &* g.inputWidth &* channels)
+        let rowWeights = g.packed.weights + (c0 &+ ky &* KW &* padded)
         var row = InlineArray<12, Vector>(repeating: Vector())
-        for i in 0 ..< P &+ kernelWidth &- 1 { row[i] = loadVector(rowBase + (i &* channels)) }
-        for kx in 0 ..< kernelWidth {
+        if inside {
+            for i in 0 ..< span { row[i] = loadVector(rowBase + ((ix0 &+ i) &* channels)) }
+        } else {
+            for i in 0 ..< span where UInt(bitPattern: ix0 &+ i) < UInt(g.inputWidth) {
+                row[i] = loadVector(rowBase + ((ix0 &+ i) &* channels))
+            }
+        }
+        for kx in 0 ..< KW {
             let weight = loadVector(rowWeights + (kx &* padded))
-            for p in 0 ..< P { acc[p] = acc[p].addingProduct(row[p &+ kx], weight) }
+            for p in 0 ..< P { acc[p] = acc[p].addingProduct(row[p &* S &+ kx], weight) }
         }
     }
     return acc
