@@ -89,7 +89,15 @@ public final class ConvTranspose2D: @unchecked Sendable {
                                           kernelWidth: kernelWidth, strideY: strideY, strideX: strideX,
                                           activation: activation, packed: packed.view)
         let source = UnsafePointer(input.data), destination = output.data, dot = packed.layout == .dot
+        let disjoint = dot && kernelHeight == strideY && kernelWidth == strideX
         withExtendedLifetime(packed) {
+            if disjoint {
+                // Every input pixel owns its own Kh×Kw block of outputs: compute them from one load.
+                Parallel.forEach(count: input.shape.n * input.shape.h, threads: threads) { rows in
+                    for row in rows { geometry.scatterRow(source, destination, inputRow: row) }
+                }
+                return
+            }
             Parallel.forEach(count: expected.n * expected.h, threads: threads) { rows in
                 for row in rows {
                     // Output (oy, ox) takes taps ky ≡ oy + top (mod sy) from input row (oy + top − ky)/sy,
@@ -178,6 +186,37 @@ private struct TransposedGeometry: @unchecked Sendable {
                 }
             }
             out[co] = activation.apply(horizontalSum(acc) + packed.bias[co])
+        }
+    }
+}
+
+extension TransposedGeometry {
+    /// For kernel = stride (outputs of different input pixels never overlap) with input channels as
+    /// lanes: every output of input row `inputRow`, one input pixel at a time.
+    @inline(__always)
+    func scatterRow(_ base: UnsafePointer<Float>, _ destination: UnsafeMutablePointer<Float>, inputRow: Int) {
+        let b = inputRow / input.h, iy = inputRow % input.h, cin = input.c
+        for ix in 0 ..< input.w {
+            let pixel = base + (inputRow &* input.w &+ ix) &* cin
+            for ky in 0 ..< kernelHeight {
+                let oy = iy &* strideY &+ ky &- crop.top
+                if oy < 0 || oy >= output.h { continue }
+                for kx in 0 ..< kernelWidth {
+                    let ox = ix &* strideX &+ kx &- crop.left
+                    if ox < 0 || ox >= output.w { continue }
+                    let out = destination + ((b &* output.h &+ oy) &* output.w &+ ox) &* output.c
+                    for co in 0 ..< output.c {
+                        let tapWeights = packed.weights + (co &* packed.taps &+ ky &* kernelWidth &+ kx) &* cin
+                        var acc = Vector()
+                        var c = 0
+                        while c < cin {
+                            acc = acc.addingProduct(loadVector(pixel + c), loadVector(tapWeights + c))
+                            c &+= vectorWidth
+                        }
+                        out[co] = activation.apply(horizontalSum(acc) + packed.bias[co])
+                    }
+                }
+            }
         }
     }
 }
