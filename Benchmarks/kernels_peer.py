@@ -118,44 +118,52 @@ def main():
     peak = next(r for r in rows if r["name"] == "fma_peak")
     layers = [r for r in rows if r["name"] != "fma_peak"]
 
-    results = []
+    # All 1-thread timings first, then all 2-thread ones: switching PyTorch's thread count per layer
+    # restarts its thread pool.
     rng = np.random.default_rng(1)
+    prepared, results = [], []
     for layer in layers:
         cin, cout, k, groups = layer["cin"], layer["cout"], layer["kernel"], layer["groups"]
         x = rng.uniform(-1, 1, (1, layer["h"], layer["w"], cin)).astype(np.float32)
         shape = (cin, cout, k, k) if layer["transposed"] else (cout, cin // groups, k, k)
         weights = rng.uniform(-0.1, 0.1, shape).astype(np.float32)
         bias = torch.from_numpy(rng.uniform(-0.1, 0.1, cout).astype(np.float32))
-        row = {"name": layer["name"], "flops": layer["flops"], "lift_ms_1t": layer["ms_1t"], "lift_ms_2t": layer["ms_2t"]}
-        for threads in (1, 2):
-            clock = time.thread_time if threads == 1 else time.perf_counter
-            torch.set_num_threads(threads)
+        prepared.append((layer, x, weights, bias))
+        results.append({"name": layer["name"], "flops": layer["flops"], "lift_gflops_1t": layer["gflops_1t"],
+                        "lift_peak_pct": 100 * layer["gflops_1t"] / layer["peak_gflops_1t"],
+                        "reference_gflops_1t": layer["reference_gflops_1t"],
+                        "lift_ms_1t": layer["ms_1t"], "lift_ms_2t": layer["ms_2t"]})
+    for threads in (1, 2):
+        clock = time.thread_time if threads == 1 else time.perf_counter
+        torch.set_num_threads(threads)
+        for (layer, x, weights, bias), row in zip(prepared, results):
             with torch.inference_mode():
                 row[f"torch_ms_{threads}t"] = 1e3 * best_time(torch_runner(layer, x, weights, bias), clock)
             row[f"ort_ms_{threads}t"] = 1e3 * best_time(ort_runner(layer, x, weights, bias, threads), clock)
-        results.append(row)
-        if args.json:
-            print(json.dumps(row), flush=True)
-
+    if args.json:
+        for row in results:
+            print(json.dumps(row))
     if args.json:
         return
     print(f"FP32 FMA peak (lift-bench, same run): {peak['peak_gflops_1t']} GFLOP/s on 1 thread; "
           f"torch {torch.__version__}, onnxruntime {ort.__version__}")
-    header = ["layer", "Lift 1t ms", "torch 1t", "ort 1t", "Lift/ort 1t", "Lift 2t ms", "torch 2t", "ort 2t", "Lift/ort 2t", "Lift/torch 2t"]
+    header = ["layer", "Lift GF/s 1t", "% peak", "ref GF/s", "Lift ms 1t", "torch 1t", "ort 1t", "Lift/ort 1t",
+              "Lift ms 2t", "torch 2t", "ort 2t", "Lift/ort 2t", "Lift 2t/1t"]
     if args.markdown:
         print("| " + " | ".join(header) + " |")
         print("|" + "---|" * len(header))
     else:
-        print("".join(h.rjust(14 if i else 18) for i, h in enumerate(header)))
+        print("".join(h.rjust(13 if i else 18) for i, h in enumerate(header)))
     for r in results:
-        cells = [r["name"], f"{r['lift_ms_1t']:.3f}", f"{r['torch_ms_1t']:.3f}", f"{r['ort_ms_1t']:.3f}",
+        cells = [r["name"], f"{r['lift_gflops_1t']:.1f}", f"{r['lift_peak_pct']:.0f}%", f"{r['reference_gflops_1t']:.2f}",
+                 f"{r['lift_ms_1t']:.3f}", f"{r['torch_ms_1t']:.3f}", f"{r['ort_ms_1t']:.3f}",
                  f"{r['lift_ms_1t'] / r['ort_ms_1t']:.2f}", f"{r['lift_ms_2t']:.3f}", f"{r['torch_ms_2t']:.3f}",
-                 f"{r['ort_ms_2t']:.3f}", f"{r['lift_ms_2t'] / r['ort_ms_2t']:.2f}", f"{r['lift_ms_2t'] / r['torch_ms_2t']:.2f}"]
+                 f"{r['ort_ms_2t']:.3f}", f"{r['lift_ms_2t'] / r['ort_ms_2t']:.2f}", f"{r['lift_ms_1t'] / r['lift_ms_2t']:.2f}"]
         if args.markdown:
             print("| " + " | ".join(cells) + " |")
         else:
-            print("".join(c.rjust(14 if i else 18) for i, c in enumerate(cells)))
-    total = {key: sum(r[key] for r in results) for key in results[0] if key.endswith("t")}
+            print("".join(c.rjust(13 if i else 18) for i, c in enumerate(cells)))
+    total = {key: sum(r[key] for r in results) for key in results[0] if key.endswith("ms_1t") or key.endswith("ms_2t")}
     print(f"sum over layers: Lift {total['lift_ms_1t']:.2f} / torch {total['torch_ms_1t']:.2f} / ort {total['ort_ms_1t']:.2f} ms (1 thread); "
           f"Lift {total['lift_ms_2t']:.2f} / torch {total['torch_ms_2t']:.2f} / ort {total['ort_ms_2t']:.2f} ms (2 threads)")
 
