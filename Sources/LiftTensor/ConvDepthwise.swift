@@ -1,8 +1,9 @@
 // Depthwise convolution (groups = Cin = Cout): channels are the vector lanes. A tile of 8 output
 // pixels × 16 channels accumulates Kh·Kw products of an input vector and a packed weight vector.
 // For 3×3 and 5×5 kernels at stride 1 each input vector of a kernel row is loaded once and reused by
-// every tap that covers it (8 + Kw − 1 loads instead of 8·Kw); other cases gather a vector per tap. Padded columns contribute zeros, padded rows are skipped, in the same order on
-// every path. 3×3 and 5×5 kernels get their tap loops unrolled by constant propagation.
+// every tap that covers it (8 + Kw − 1 loads instead of 8·Kw); other cases gather a vector per tap.
+// Padded columns contribute zeros, padded rows are skipped, in the same order on every path.
+// 3×3 and 5×5 kernel sizes are compile-time constants, so their tap loops unroll.
 
 /// Runs a depthwise convolution; `geometry` fixes every size.
 func runDepthwise(_ g: ConvGeometry, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, threads: Int) {
@@ -58,7 +59,7 @@ private func depthwiseTile<let P: Int, let KH: Int, let KW: Int>(
     let acc: InlineArray<P, Vector>
     // Stride 2 would need (8−1)·2 + Kw row vectors next to 8 accumulators: they spill, so it gathers.
     if KW > 0 && g.dilationX == 1 && g.strideX == 1 && P &- 1 &+ KW <= 12 {
-        acc = depthwiseReuse(g, input, b, oy, ix0, c0, tile, size, Stride<1>.self)
+        acc = depthwiseReuse(g, input, b, oy, ix0, c0, tile, size)
     } else {
         acc = depthwiseGather(g, input, b, oy, ix0, c0, kernelHeight, kernelWidth, tile)
     }
@@ -68,20 +69,17 @@ private func depthwiseTile<let P: Int, let KH: Int, let KW: Int>(
     for p in 0 ..< P { storeVector(g.activation.apply(acc[p]), out + (p &* channels), lanes: lanes) }
 }
 
-/// A horizontal stride fixed at compile time.
-enum Stride<let S: Int> {}
-
-/// Tile at horizontal stride `S`, dilation 1, compile-time kernel size: the `(P−1)·S + Kw` input
-/// vectors of a kernel row are loaded once (zeros outside the input) and shared by every tap that
-/// covers them, all in registers.
+/// Tile at horizontal stride 1, dilation 1, compile-time kernel size: the `P + Kw − 1` input vectors
+/// of a kernel row are loaded once (zeros outside the input) and shared by every tap that covers
+/// them, all in registers.
 @inline(never)
-private func depthwiseReuse<let P: Int, let KH: Int, let KW: Int, let S: Int>(
+private func depthwiseReuse<let P: Int, let KH: Int, let KW: Int>(
     _ g: ConvGeometry, _ input: UnsafePointer<Float>, _ b: Int, _ oy: Int, _ ix0: Int, _ c0: Int,
-    _: Tile<P, 1>.Type, _: KernelSize<KH, KW>.Type, _: Stride<S>.Type
+    _: Tile<P, 1>.Type, _: KernelSize<KH, KW>.Type
 ) -> InlineArray<P, Vector> {
     let channels = g.inputChannels, padded = roundUpToVector(channels)
     let imageBase = input + (b &* g.inputHeight &* g.inputWidth &* channels &+ c0)
-    let span = (P &- 1) &* S &+ KW
+    let span = P &- 1 &+ KW
     let inside = ix0 >= 0 && ix0 &+ span <= g.inputWidth
     var acc = InlineArray<P, Vector>(repeating: loadVector(g.packed.bias + c0))
     for ky in 0 ..< KH {
@@ -99,7 +97,7 @@ private func depthwiseReuse<let P: Int, let KH: Int, let KW: Int, let S: Int>(
         }
         for kx in 0 ..< KW {
             let weight = loadVector(rowWeights + (kx &* padded))
-            for p in 0 ..< P { acc[p] = acc[p].addingProduct(row[p &* S &+ kx], weight) }
+            for p in 0 ..< P { acc[p] = acc[p].addingProduct(row[p &+ kx], weight) }
         }
     }
     return acc
