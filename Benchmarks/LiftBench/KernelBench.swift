@@ -130,18 +130,25 @@ enum BenchClock {
     }
 }
 
-/// Best time (seconds) of `body` over at least `minRuns` runs and `minSeconds` in total, after one
-/// warm-up run; the minimum filters out interference from other processes on this shared machine.
+/// Best time (seconds) of one call of `body` over at least `minRuns` samples and `minSeconds` in
+/// total, after one warm-up call; the minimum filters out interference from other processes on this
+/// shared machine. Calls shorter than 1 ms are batched so that each sample lasts about 1 ms (clock
+/// reads and their granularity would otherwise dominate). `body` gets a running call index.
 func bestTime(clock: BenchClock, minRuns: Int = 3, minSeconds: Double = 0.25, _ body: (Int) -> Void) -> Double {
+    let warmStart = clock.now()
     body(0)
-    var best = Double.infinity, total = 0.0, run = 1
-    while run <= minRuns || total < minSeconds {
+    let batch = max(1, min(1000, Int(1e-3 / max(clock.now() - warmStart, 1e-7))))
+    var best = Double.infinity, total = 0.0, samples = 0, call = 1
+    while samples < minRuns || total < minSeconds {
         let start = clock.now()
-        body(run)
+        for _ in 0 ..< batch {
+            body(call)
+            call += 1
+        }
         let seconds = clock.now() - start
-        best = min(best, seconds)
+        best = min(best, seconds / Double(batch))
         total += seconds
-        run += 1
+        samples += 1
     }
     return best
 }
@@ -149,14 +156,15 @@ func bestTime(clock: BenchClock, minRuns: Int = 3, minSeconds: Double = 0.25, _ 
 /// The FP32 FMA peak of one core: 12 independent 16-wide FMA chains (more than latency × ports).
 @inline(never)
 func fmaLoop(iterations: Int, seed: Float) -> Float {
+    // a ← a + x·y on each chain: one dependent FMA per chain per iteration, values stay finite.
     let x = SIMD16<Float>(repeating: 0.999_999), y = SIMD16<Float>(repeating: seed)
     var a0 = y, a1 = y + 1, a2 = y + 2, a3 = y + 3, a4 = y + 4, a5 = y + 5
     var a6 = y + 6, a7 = y + 7, a8 = y + 8, a9 = y + 9, a10 = y + 10, a11 = y + 11
     for _ in 0 ..< iterations {
-        a0 = a0.addingProduct(a0, x); a1 = a1.addingProduct(a1, x); a2 = a2.addingProduct(a2, x)
-        a3 = a3.addingProduct(a3, x); a4 = a4.addingProduct(a4, x); a5 = a5.addingProduct(a5, x)
-        a6 = a6.addingProduct(a6, x); a7 = a7.addingProduct(a7, x); a8 = a8.addingProduct(a8, x)
-        a9 = a9.addingProduct(a9, x); a10 = a10.addingProduct(a10, x); a11 = a11.addingProduct(a11, x)
+        a0 = a0.addingProduct(x, y); a1 = a1.addingProduct(x, y); a2 = a2.addingProduct(x, y)
+        a3 = a3.addingProduct(x, y); a4 = a4.addingProduct(x, y); a5 = a5.addingProduct(x, y)
+        a6 = a6.addingProduct(x, y); a7 = a7.addingProduct(x, y); a8 = a8.addingProduct(x, y)
+        a9 = a9.addingProduct(x, y); a10 = a10.addingProduct(x, y); a11 = a11.addingProduct(x, y)
     }
     return (a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 + a8 + a9 + a10 + a11).sum()
 }
@@ -169,10 +177,10 @@ func measurePeak(threads: Int) -> Double {
     defer { sums.deallocate() }
     let seconds = bestTime(clock: threads == 1 ? .threadCPU : .wall, minRuns: 20, minSeconds: 0.3) { run in
         Parallel.forEach(count: threads, threads: threads) { parts in
-            for part in parts { sums[part] = fmaLoop(iterations: iterations, seed: Float(run) * 1e-9) }
+            for part in parts { sums[part] = fmaLoop(iterations: iterations, seed: Float(run + 1) * 1e-7) }
         }
     }
-    if sums[0] == .infinity { print("") } // keeps the loop's result alive
+    if sums[0].isNaN { print("FMA loop produced NaN") } // keeps the loop's result alive
     return Double(iterations * 12 * 16 * 2 * threads) / seconds / 1e9
 }
 
@@ -182,10 +190,14 @@ func measureCopyBandwidth(floats: Int, buffers: [Tensor], into destination: Tens
     return Double(2 * floats * 4) / seconds / 1e9
 }
 
-/// Runs the benchmark; `arguments` may contain `--json` (JSON lines) and `--filter SUBSTRING`.
+/// Runs the benchmark; `arguments` may contain `--json` (JSON lines), `--filter SUBSTRING` (layers
+/// whose name contains it) and `--buffers N` (rotate N input buffers instead of ≥ 8 MB of them).
 func runKernelBench(arguments: [String]) {
     let json = arguments.contains("--json")
-    let filter = arguments.firstIndex(of: "--filter").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+    func value(_ flag: String) -> String? {
+        arguments.firstIndex(of: flag).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+    }
+    let filter = value("--filter"), fixedBuffers = value("--buffers").flatMap(Int.init).map { max(1, $0) }
     let peak1 = measurePeak(threads: 1), peak2 = measurePeak(threads: 2)
     if json {
         print(#"{"name":"fma_peak","peak_gflops_1t":\#(fmt(peak1)),"peak_gflops_2t":\#(fmt(peak2))}"#)
@@ -196,9 +208,10 @@ func runKernelBench(arguments: [String]) {
     }
     for layer in kernelLayers where filter.map({ layer.name.contains($0) }) ?? true {
         let (prepared, _) = prepare(layer, h: layer.h, w: layer.w, seed: 1)
-        // Rotate inputs so that together they exceed the L2 cache (≥ 8 MB, at least 2 buffers).
+        // Rotate inputs so that together they exceed the L2 cache (≥ 8 MB, at least 2 buffers), unless
+        // `--buffers N` asks for a fixed number (1 = cache-warm input).
         let inputShape = TensorShape(n: 1, h: layer.h, w: layer.w, c: layer.cin)
-        let buffers = max(2, min(16, (8 << 20) / max(inputShape.count * 4, 1)))
+        let buffers = fixedBuffers ?? max(2, min(16, (8 << 20) / max(inputShape.count * 4, 1)))
         var rng = BenchRandom(seed: 2)
         let inputs = (0 ..< buffers).map { _ in Tensor(shape: inputShape, values: rng.array(inputShape.count, scale: 1)) }
         let output = Tensor(shape: prepared.outputShape)
@@ -233,7 +246,7 @@ func runKernelBench(arguments: [String]) {
             let p = layer.padding.resolve(height: layer.h, width: layer.w, kernel: (layer.kernel, layer.kernel),
                                           stride: (layer.stride, layer.stride), dilation: (layer.dilation, layer.dilation))
             print(#"{"name":"\#(layer.name)","gflops_1t":\#(fmt(g1)),"gflops_2t":\#(fmt(g2)),"peak_gflops_1t":\#(fmt(peak1)),"#
-                + #""reference_gflops_1t":\#(fmt(gRef)),"ms_1t":\#(fmt(t1 * 1e3)),"ms_2t":\#(fmt(t2 * 1e3)),"flops":\#(Int(prepared.flops)),"#
+                + #""reference_gflops_1t":\#(fmt(gRef)),"ms_1t":\#(String(format: "%.4f", t1 * 1e3)),"ms_2t":\#(String(format: "%.4f", t2 * 1e3)),"flops":\#(Int(prepared.flops)),"#
                 + #""h":\#(layer.h),"w":\#(layer.w),"cin":\#(layer.cin),"cout":\#(layer.cout),"kernel":\#(layer.kernel),"#
                 + #""stride":\#(layer.stride),"dilation":\#(layer.dilation),"groups":\#(layer.groups),"#
                 + #""padding":[\#(p.top),\#(p.left),\#(p.bottom),\#(p.right)],"transposed":\#(layer.transposed),"#

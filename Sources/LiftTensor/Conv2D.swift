@@ -117,10 +117,12 @@ public final class Conv2D: @unchecked Sendable {
         precondition(output.shape == expected, "conv output shape \(output.shape) must be \(expected)")
         precondition(input !== output, "conv cannot run in place")
         let geometry = ConvGeometry(conv: self, input: input.shape, output: expected, padding: padding(for: input.shape))
-        switch packed.layout {
-        case .depthwise: runDepthwise(geometry, input: input.data, output: output.data, threads: threads)
-        case .dot: runDot(geometry, input: input.data, output: output.data, threads: threads)
-        case .blocked: runDirect(geometry, input: input.data, output: output.data, threads: threads)
+        withExtendedLifetime(packed) {
+            switch packed.layout {
+            case .depthwise: runDepthwise(geometry, input: input.data, output: output.data, threads: threads)
+            case .dot: runDot(geometry, input: input.data, output: output.data, threads: threads)
+            case .blocked: runDirect(geometry, input: input.data, output: output.data, threads: threads)
+            }
         }
     }
 }

@@ -84,13 +84,13 @@ private func directTile<let P: Int, let B: Int>(_ g: ConvGeometry, _ input: Unsa
     let cinG = packed.inputChannelsPerGroup
     let blockStride = packed.blockStride
     let firstBlock = group &* packed.blocksPerGroup &+ block
-    let weightBase = UnsafePointer(packed.weights.pointer) + (firstBlock &* blockStride)
-    let biasBase = UnsafePointer(packed.bias.pointer) + (firstBlock &* vectorWidth)
+    let weightBase = packed.weights + (firstBlock &* blockStride)
+    let biasBase = packed.bias + (firstBlock &* vectorWidth)
     var acc = InlineArray<P, InlineArray<B, Vector>>(repeating: InlineArray<B, Vector>(repeating: Vector()))
     for p in 0 ..< P {
         for k in 0 ..< B { acc[p][k] = loadVector(biasBase + (k &* vectorWidth)) }
     }
-    let zero = UnsafePointer(packed.zeroRow.pointer)
+    let zero = packed.zeroRow
     let ix0 = ox &* g.strideX &- g.padLeft
     let interior = ix0 >= 0 && ix0 &+ (P &- 1) &* g.strideX &+ (g.kernelWidth &- 1) &* g.dilationX < g.inputWidth
     let pixelStride = g.inputChannels

@@ -25,8 +25,8 @@ private func dotTile<let P: Int>(_ g: ConvGeometry, _ input: UnsafePointer<Float
     let packed = g.packed
     let cinG = packed.inputChannelsPerGroup
     let group = co / packed.outputChannelsPerGroup
-    let filter = UnsafePointer(packed.weights.pointer) + co &* packed.taps &* cinG
-    let zero = UnsafePointer(packed.zeroRow.pointer)
+    let filter = packed.weights + co &* packed.taps &* cinG
+    let zero = packed.zeroRow
     var acc = InlineArray<P, Vector>(repeating: Vector())
     let ix0 = ox &* g.strideX &- g.padLeft
     let interior = ix0 >= 0 && ix0 &+ (P &- 1) &* g.strideX &+ (g.kernelWidth &- 1) &* g.dilationX < g.inputWidth
@@ -56,7 +56,7 @@ private func dotTile<let P: Int>(_ g: ConvGeometry, _ input: UnsafePointer<Float
             }
         }
     }
-    let bias = packed.bias.pointer[co]
+    let bias = packed.bias[co]
     let out = output + (((b &* g.outputHeight &+ oy) &* g.outputWidth &+ ox) &* g.outputChannels &+ co)
     for p in 0 ..< P { out[p &* g.outputChannels] = g.activation.apply(horizontalSum(acc[p]) + bias) }
 }

@@ -38,6 +38,14 @@ struct PackedConvWeights: @unchecked Sendable {
     /// Floats between the same tap and input channel of two consecutive blocks.
     var blockStride: Int { taps * inputChannelsPerGroup * vectorWidth }
 
+    /// Raw pointers and sizes for the kernels (no reference counting in hot loops); valid while
+    /// `self` is alive.
+    var view: PackedView {
+        PackedView(weights: weights.pointer, bias: bias.pointer, zeroRow: zeroRow.pointer, groups: groups,
+                   inputChannelsPerGroup: inputChannelsPerGroup, outputChannelsPerGroup: outputChannelsPerGroup,
+                   blocksPerGroup: blocksPerGroup, taps: taps, blockStride: blockStride)
+    }
+
     init(weights source: [Float], bias: [Float]?, outputChannels: Int, inputChannelsPerGroup cinG: Int,
          groups: Int, kernelHeight: Int, kernelWidth: Int, layout: Layout) {
         let taps = kernelHeight * kernelWidth
@@ -93,7 +101,21 @@ struct PackedConvWeights: @unchecked Sendable {
     }
 }
 
-/// Everything a convolution kernel needs for one run, resolved for one input size.
+/// `PackedConvWeights` as the kernels read it: plain pointers and sizes, trivially copyable.
+struct PackedView: @unchecked Sendable {
+    let weights: UnsafePointer<Float>
+    let bias: UnsafePointer<Float>
+    let zeroRow: UnsafePointer<Float>
+    let groups: Int
+    let inputChannelsPerGroup: Int
+    let outputChannelsPerGroup: Int
+    let blocksPerGroup: Int
+    let taps: Int
+    let blockStride: Int
+}
+
+/// Everything a convolution kernel needs for one run, resolved for one input size. Holds raw
+/// pointers: the caller keeps the `PackedConvWeights` alive for the run.
 struct ConvGeometry: @unchecked Sendable {
     var batch: Int
     var inputHeight: Int, inputWidth: Int, inputChannels: Int
@@ -103,7 +125,7 @@ struct ConvGeometry: @unchecked Sendable {
     var dilationY: Int, dilationX: Int
     var padTop: Int, padLeft: Int
     var activation: Activation
-    var packed: PackedConvWeights
+    var packed: PackedView
 
     init(conv: Conv2D, input: TensorShape, output: TensorShape, padding: Padding) {
         let p = conv.parameters
@@ -115,7 +137,7 @@ struct ConvGeometry: @unchecked Sendable {
         dilationY = p.dilationY; dilationX = p.dilationX
         padTop = padding.top; padLeft = padding.left
         activation = p.activation
-        packed = conv.packed
+        packed = conv.packed.view
     }
 
     /// True for a 1×1, stride-1, unpadded convolution: a GEMM over all pixels.

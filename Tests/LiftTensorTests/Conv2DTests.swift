@@ -48,6 +48,8 @@ let convCases: [ConvCase] = [
              parameters: .init(kernelHeight: 3, kernelWidth: 3, strideY: 2, strideX: 2, padding: .same, groups: 16)),
     ConvCase(name: "depthwise 5x5 72 stride 2 same", n: 2, h: 10, w: 21, cin: 72, cout: 72,
              parameters: .init(kernelHeight: 5, kernelWidth: 5, strideY: 2, strideX: 2, padding: .same, groups: 72, activation: .hardswish)),
+    ConvCase(name: "depthwise 5x5 40 same on 7×26", h: 7, w: 26, cin: 40, cout: 40,
+             parameters: .init(kernelHeight: 5, kernelWidth: 5, padding: .same, groups: 40, activation: .relu6)),
     ConvCase(name: "depthwise 3x3 dilation 2 on 1×30", h: 1, w: 30, cin: 5, cout: 5,
              parameters: .init(kernelHeight: 3, kernelWidth: 3, dilationY: 2, dilationX: 2, padding: .same, groups: 5)),
     ConvCase(name: "depthwise 7x1 33", h: 9, w: 12, cin: 33, cout: 33,
