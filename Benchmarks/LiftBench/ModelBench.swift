@@ -91,7 +91,7 @@ private func benchmarkU2NetSmall(size: Int, runs: Int, rounds: Int, threads: [In
     let shape = TensorShape(n: 1, h: size, w: size, c: 3)
     let input = Tensor(shape: shape, values: try readFloats(prefix + ".input.f32"))
     let output = Tensor(shape: try model.outputShape(forInput: shape))
-    let flops = Double(try model.convolutionFLOPs(forInput: shape))
+    let flops = try model.convolutionFLOPs(forInput: shape)
     print("U²-Net-small \(size)×\(size), \(String(format: "%.2f", flops / 1e9)) GFLOP (convolutions); "
           + "\(rounds) rounds of Lift then onnxruntime, \(runs) timed runs each")
     print("threads | Lift median / min ms | ORT median / min ms | Lift/ORT median, min | Lift GFLOP/s | max |Δ| vs ORT")

@@ -96,24 +96,27 @@ public final class Model: @unchecked Sendable {
     public func run(_ input: Tensor, into output: Tensor, threads: Int = Parallel.defaultThreads) throws {
         lock.lock()
         defer { lock.unlock() }
-        let result = try execute(input, threads: threads)
-        guard output.shape == result.shape else {
-            throw GraphError.shapeMismatch(node: outputNames[0], reason: "the output tensor has shape \(output.shape), the model writes \(result.shape)")
+        let expected = try plan(for: input.shape).shapes[program.outputs[0]]
+        guard output.shape == expected else {
+            throw GraphError.shapeMismatch(node: outputNames[0], reason: "the output tensor has shape \(output.shape), the model writes \(expected)")
         }
+        let result = try execute(input, threads: threads)
         output.data.update(from: result.data, count: result.count)
     }
 
     /// Floating-point operations of the convolutions for an input of `shape`, by the explicit formula
     /// 2·N·Ho·Wo·Cout·(Cin/groups)·Kh·Kw (transposed: 2·N·H·W·Cin·Cout·Kh·Kw); other ops are not counted.
-    public func convolutionFLOPs(forInput shape: TensorShape) throws -> Int {
+    public func convolutionFLOPs(forInput shape: TensorShape) throws -> Double {
         let shapes = try program.inferShapes(input: shape, limits: limits)
         return program.steps.reduce(0) { total, step in
             switch step.kernel {
             case .conv(let conv):
-                let o = shapes[step.output], p = conv.parameters
-                return total + 2 * o.count * (conv.inputChannels / p.groups) * p.kernelHeight * p.kernelWidth
+                let p = conv.parameters
+                let perOutput = Double((conv.inputChannels / p.groups) * p.kernelHeight * p.kernelWidth)
+                return total + 2 * Double(shapes[step.output].count) * perOutput
             case .convTranspose(let conv):
-                return total + 2 * shapes[step.inputs[0]].count * conv.outputChannels * conv.kernelHeight * conv.kernelWidth
+                let perInput = Double(conv.outputChannels * conv.kernelHeight * conv.kernelWidth)
+                return total + 2 * Double(shapes[step.inputs[0]].count) * perInput
             default:
                 return total
             }
