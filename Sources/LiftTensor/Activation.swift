@@ -31,16 +31,20 @@ public enum Activation: String, Sendable, Hashable, CaseIterable {
         switch self {
         case .none: return x
         case .relu: return pointwiseMax(x, Vector())
-        case .relu6: return pointwiseMin(pointwiseMax(x, Vector()), Vector(repeating: 6))
-        case .hardswish:
-            let gate = pointwiseMin(pointwiseMax(x + 3, Vector()), Vector(repeating: 6))
-            return x * (gate * (1 / 6))
-        case .sigmoid:
-            var out = x
-            for lane in 0 ..< 16 { out[lane] = logistic(x[lane]) }
-            return out
+        case .relu6: return clampRelu6(x)
+        case .hardswish: return x * (clampRelu6(x + 3) * (1 / 6))
+        case .sigmoid: return logisticLanes(x)
         }
     }
+}
+
+/// `logistic` on each lane; kept out of line so that `Activation.apply` stays small enough to inline
+/// into every kernel's epilogue.
+@inline(never)
+func logisticLanes(_ x: SIMD16<Float>) -> SIMD16<Float> {
+    var out = x
+    for lane in 0 ..< 16 { out[lane] = logistic(x[lane]) }
+    return out
 }
 
 /// The logistic function 1 / (1 + e^(−x)), saturating cleanly for large |x|.
