@@ -67,8 +67,8 @@ func horizontalSum(_ v: Vector) -> Float {
     return two[0] + two[1]
 }
 
-/// Lane-wise min(max(x, 0), 6).
-@inline(__always)
+/// Lane-wise min(max(x, 0), 6). `@_transparent` like `Activation.apply`, which uses it.
+@_transparent
 func clampRelu6(_ x: Vector) -> Vector {
     pointwiseMin(pointwiseMax(x, Vector()), Vector(repeating: 6))
 }
