@@ -51,6 +51,7 @@ let kernelLayers: [KernelLayer] = [
     .u2net("rsu4f.d4", 20, 16, 16, dilation: 4),
     .u2net("rsu4f.d8", 20, 16, 16, dilation: 8),
     .u2net("dec5.in", 40, 128, 64),
+    .u2net("dec1.in", 320, 128, 64),
     .u2net("side1", 320, 64, 1),
     KernelLayer(name: "u2netp.fuse", h: 320, w: 320, cin: 6, cout: 1, kernel: 1, padding: .valid),
     .selfie("stem", 256, 3, 16, kernel: 3, stride: 2, activation: .hardswish),

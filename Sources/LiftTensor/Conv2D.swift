@@ -85,7 +85,8 @@ public final class Conv2D: @unchecked Sendable {
         packed = PackedConvWeights(weights: weights, bias: bias, outputChannels: outputChannels,
                                    inputChannelsPerGroup: inputChannels / groups, groups: groups,
                                    kernelHeight: parameters.kernelHeight, kernelWidth: parameters.kernelWidth,
-                                   layout: .choose(inputChannels: inputChannels, outputChannels: outputChannels, groups: groups))
+                                   layout: .choose(inputChannels: inputChannels, outputChannels: outputChannels, groups: groups,
+                                                   channelTail: true))
     }
 
     /// The padding this convolution applies to an input of `shape`.

@@ -51,7 +51,8 @@ public final class ConvTranspose2D: @unchecked Sendable {
         packed = PackedConvWeights(weights: weights, bias: bias, outputChannels: outputChannels,
                                    inputChannelsPerGroup: inputChannels, groups: 1,
                                    kernelHeight: kernelHeight, kernelWidth: kernelWidth,
-                                   layout: .choose(inputChannels: inputChannels, outputChannels: outputChannels, groups: 1))
+                                   layout: .choose(inputChannels: inputChannels, outputChannels: outputChannels, groups: 1,
+                                                   channelTail: false))
     }
 
     /// Rows/columns cropped `(top, left, bottom, right)`; bottom/right are negative when SAME asks for

@@ -3,9 +3,9 @@
 /// Dense and grouped: `[group][block][Kh][Kw][Cin/groups][16]`, where block `b` of a group holds its
 /// output channels `16b ..< 16b+16` (lanes past the group's channel count are zero); bias
 /// `[group][block][16]`. Depthwise (groups = Cin = Cout): `[Kh][Kw][Cpad]` and bias `[Cpad]`, with
-/// `Cpad` = C rounded up to 16. Dot (few output channels per group, Cin/groups a multiple of 16):
-/// OHWI unchanged, `[Cout][Kh][Kw][Cin/groups]`, the kernel vectorising over input channels; bias
-/// `[Cout]`. `zeroRow` is a run of zeros standing in for padded input pixels.
+/// `Cpad` = C rounded up to 16. Dot (few output channels per group): `[Cout][Kh][Kw][CinPad]` with
+/// `CinPad` = Cin/groups rounded up to 16 (zero lanes), the kernel vectorising over input channels;
+/// bias `[Cout]`. `zeroRow` is a run of zeros standing in for padded input pixels.
 struct PackedConvWeights: @unchecked Sendable {
     /// Which kernel the weights are packed for.
     enum Layout {
@@ -16,11 +16,12 @@ struct PackedConvWeights: @unchecked Sendable {
         /// Input channels as the lanes: for layers with fewer than 16 output channels per group.
         case dot
 
-        /// The layout for a convolution of this grouping.
-        static func choose(inputChannels: Int, outputChannels: Int, groups: Int) -> Layout {
+        /// The layout for a convolution of this grouping; `channelTail` allows `.dot` when Cin/groups
+        /// is not a multiple of 16 (the kernel then masks its last input vector).
+        static func choose(inputChannels: Int, outputChannels: Int, groups: Int, channelTail: Bool) -> Layout {
             if groups > 1 && groups == inputChannels && groups == outputChannels { return .depthwise }
             let cinG = inputChannels / groups, coutG = outputChannels / groups
-            return coutG <= 8 && cinG % vectorWidth == 0 ? .dot : .blocked
+            return coutG <= 8 && (channelTail || cinG % vectorWidth == 0) ? .dot : .blocked
         }
     }
 
@@ -58,13 +59,15 @@ struct PackedConvWeights: @unchecked Sendable {
         switch layout {
         case .blocked: break
         case .dot:
-            precondition(cinG % vectorWidth == 0, "dot layout needs Cin/groups a multiple of 16")
+            let cinPad = roundUpToVector(cinG)
             blocksPerGroup = 0
-            self.weights = AlignedBuffer(count: source.count)
-            self.weights.pointer.update(from: source, count: source.count)
+            self.weights = AlignedBuffer(count: outputChannels * taps * cinPad)
+            for row in 0 ..< outputChannels * taps {
+                for ci in 0 ..< cinG { self.weights.pointer[row * cinPad + ci] = source[row * cinG + ci] }
+            }
             self.bias = AlignedBuffer(count: outputChannels)
             if let bias { self.bias.pointer.update(from: bias, count: outputChannels) }
-            zeroRow = AlignedBuffer(count: cinG)
+            zeroRow = AlignedBuffer(count: cinPad)
             return
         case .depthwise:
             let padded = roundUpToVector(outputChannels)

@@ -66,3 +66,9 @@ func horizontalSum(_ v: Vector) -> Float {
     let two = four.lowHalf + four.highHalf
     return two[0] + two[1]
 }
+
+/// Lane-wise min(max(x, 0), 6). `@_transparent` like `Activation.apply`, which uses it.
+@_transparent
+func clampRelu6(_ x: Vector) -> Vector {
+    pointwiseMin(pointwiseMax(x, Vector()), Vector(repeating: 6))
+}
