@@ -151,6 +151,9 @@ public final class Model: @unchecked Sendable {
         public let shape: TensorShape
         /// Wall time of the operation in seconds.
         public let seconds: Double
+        /// CPU time of the calling thread in seconds: with `threads: 1` all of the operation's work,
+        /// without the time the thread spent preempted (steadier than `seconds` on a busy machine).
+        public let callingThreadCPUSeconds: Double
     }
 
     /// Runs the model once like `run(_:threads:)`, timing every operation (for benchmarks).
@@ -158,17 +161,19 @@ public final class Model: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         var timings: [OperationTiming] = []
-        _ = try execute(input, threads: threads) { index, seconds, shape in
+        _ = try execute(input, threads: threads) { index, seconds, cpuSeconds, shape in
             let step = self.program.steps[index]
-            timings.append(OperationTiming(name: step.name, kind: step.kindDescription, shape: shape, seconds: seconds))
+            timings.append(OperationTiming(name: step.name, kind: step.kindDescription, shape: shape, seconds: seconds,
+                                           callingThreadCPUSeconds: cpuSeconds))
         }
         return timings
     }
 
     /// Runs every step into the plan's buffers; returns the tensor holding the first output. Caller
-    /// holds `lock`. `observe`, if given, receives each step's index, seconds and output shape.
+    /// holds `lock`. `observe`, if given, receives each step's index, wall and calling-thread CPU
+    /// seconds, and output shape.
     private func execute(_ input: Tensor, threads: Int,
-                         observe: ((Int, Double, TensorShape) -> Void)? = nil) throws -> Tensor {
+                         observe: ((Int, Double, Double, TensorShape) -> Void)? = nil) throws -> Tensor {
         let plan = try self.plan(for: input.shape)
         plan.input.reshape(to: input.shape)
         plan.input.data.update(from: input.data, count: input.count)
@@ -176,14 +181,22 @@ public final class Model: @unchecked Sendable {
             let output = plan.stepOutputs[index]
             output.reshape(to: plan.shapes[step.output])
             if let observe {
-                let start = DispatchTime.now().uptimeNanoseconds
+                let start = DispatchTime.now().uptimeNanoseconds, startCPU = Self.callingThreadCPUSeconds()
                 step.run(inputs: plan.stepInputs[index], output: output, threads: threads)
-                observe(index, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, output.shape)
+                observe(index, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9,
+                        Self.callingThreadCPUSeconds() - startCPU, output.shape)
             } else {
                 step.run(inputs: plan.stepInputs[index], output: output, threads: threads)
             }
         }
         return plan.outputs[0]
+    }
+
+    /// CPU seconds the calling thread has used.
+    private static func callingThreadCPUSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
     /// The plan for `shape`, made (and cached) on first use. Caller holds `lock`.
