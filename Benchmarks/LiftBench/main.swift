@@ -1,4 +1,4 @@
-// lift-bench: Lift's benchmarks (always `swift run -c release lift-bench ...`).
+// lift-bench: Lift's benchmarks (always `swift run -c release lift-bench SUBCOMMAND ...`).
 import Foundation
 import Lift
 
@@ -9,7 +9,17 @@ case "png": runPNGBench(rest)
 case "jpeg": runJPEGBench(rest)
 case "mask": runMaskBench(rest)
 case "mask-quality": runMaskQuality(rest)
+case "kernels": runKernelBench(arguments: rest)
+case "model": runModelBench(rest)
 default:
-    print("usage: lift-bench png|jpeg|mask|mask-quality ARGS…")
+    print("""
+    usage: lift-bench SUBCOMMAND ARGS…
+      png DIR [REPEATS]                 PNG decode/encode (pair with Benchmarks/png_peer.py)
+      jpeg …                            JPEG decode (run through Benchmarks/jpeg_peer.py)
+      mask DIR [--runs N]               connected components, guided filter, mask stage
+      mask-quality …                    edge error against DUTS ground truth (Benchmarks/mask_quality.py)
+      kernels [--json] [--filter NAME] [--buffers N]
+      model [--size 320] [--runs 5] [--rounds 3] [--threads 1,2] [--profile]
+    """)
     exit(2)
 }
