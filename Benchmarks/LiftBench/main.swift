@@ -2,8 +2,12 @@
 import Foundation
 import Lift
 
-let arguments = Array(CommandLine.arguments.dropFirst())
-switch arguments.first {
-case "person": try runPersonBench(Array(arguments.dropFirst()))
-default: print("usage: lift-bench person [--runs N] [--warmup N]")
+let benchArguments = Array(CommandLine.arguments.dropFirst())
+switch benchArguments.first {
+case "model": runModelBench(Array(benchArguments.dropFirst()))
+case "person": try runPersonBench(Array(benchArguments.dropFirst()))
+default:
+    print("usage: lift-bench model [--size 320] [--runs 10] [--threads 1,2]")
+    print("       lift-bench person [--runs 200] [--warmup 20]")
+    exit(2)
 }
