@@ -2,10 +2,11 @@ import Foundation
 import Lift
 import LiftTensor
 
-/// `lift-bench person [--runs N] [--warmup N]`: latency of the person models (general 256×256 and
+/// `lift-bench person [--runs N] [--warmup N] [--profile]`: latency of the person models (general 256×256 and
 /// landscape 144×256) on the committed astronaut inputs, 1 and 2 threads, plus MediaPipe-style
 /// preprocessing of a 12-megapixel photo. The peer is `Benchmarks/person_peer.py` (TFLite/XNNPACK on
-/// the same inputs); run both in one go, as `Benchmarks/RESULTS.md` says.
+/// the same inputs); run both in one go, as `Benchmarks/RESULTS.md` says. `--profile` adds the ten
+/// slowest operations (best of 20 profiled runs each, 1 thread).
 func runPersonBench(_ arguments: [String]) throws {
     let runs = intOption("--runs", in: arguments) ?? 200
     let warmup = intOption("--warmup", in: arguments) ?? 20
@@ -23,6 +24,7 @@ func runPersonBench(_ arguments: [String]) throws {
             let times = try measure(runs: runs, warmup: warmup) { try model.run(input, into: output, threads: threads) }
             report("lift \(name.rawValue.padding(toLength: 17, withPad: " ", startingAt: 0)) threads \(threads)", times, runs)
         }
+        if arguments.contains("--profile") { try printSlowestOperations(model, input) }
     }
     // Preprocessing a 4032×3024 photo (the resample reads only the sampled pixels).
     let photo = RGBAImage(width: 4032, height: 3024, fill: (90, 140, 200, 255))
@@ -33,6 +35,21 @@ func runPersonBench(_ arguments: [String]) throws {
             try tensor.withUnsafeMutableBufferPointer { try preprocess.write(photo, into: $0, threads: threads) }
         }
         report("lift preprocess 4032x3024->256x256 threads \(threads)", times, runs)
+    }
+}
+
+/// The ten operations with the largest best-of-20 time, 1 thread.
+private func printSlowestOperations(_ model: Model, _ input: Tensor) throws {
+    var best: [Double] = []
+    var timings: [Model.OperationTiming] = []
+    for _ in 0 ..< 20 {
+        timings = try model.profile(input, threads: 1)
+        best = best.isEmpty ? timings.map(\.seconds) : zip(best, timings).map { min($0, $1.seconds) }
+    }
+    let total = best.reduce(0, +)
+    print("  slowest operations (sum of bests \(String(format: "%.2f", total * 1000)) ms):")
+    for (timing, seconds) in zip(timings, best).sorted(by: { $0.1 > $1.1 }).prefix(10) {
+        print("    \(timing.name) \(timing.kind) \(timing.shape): \(String(format: "%.3f", seconds * 1000)) ms")
     }
 }
 
