@@ -148,6 +148,24 @@ def resize_bilinear(x: np.ndarray, oh: int, ow: int, coordinates: str) -> np.nda
     return rows[:, :, x0] * (1 - fx)[None, None, :, None] + rows[:, :, x1] * fx[None, None, :, None]
 
 
+def resize_nearest(x: np.ndarray, oh: int, ow: int, coordinates: str) -> np.ndarray:
+    """Nearest neighbour: floor((dst + 0.5)·in/out) for half_pixel, floor(dst·in/out) for asymmetric,
+    round(dst·(in-1)/(out-1)) for align_corners; clamped to the input."""
+    def axis(out_size: int, in_size: int) -> np.ndarray:
+        d = np.arange(out_size, dtype=np.float64)
+        if coordinates == "half_pixel":
+            index = np.floor((d + 0.5) * in_size / out_size)
+        elif coordinates == "asymmetric":
+            index = np.floor(d * in_size / out_size)
+        elif coordinates == "align_corners":
+            index = np.round(d * (in_size - 1) / (out_size - 1)) if out_size > 1 else np.zeros_like(d)
+        else:
+            raise ValueError(coordinates)
+        return np.clip(index.astype(int), 0, in_size - 1)
+    _, h, w, _ = x.shape
+    return x[:, axis(oh, h)][:, :, axis(ow, w)]
+
+
 def pool2d(x: np.ndarray, attrs: dict, kind: str) -> np.ndarray:
     """max/avg pooling: windows over the padded input; padding never wins a max and, unless
     `count_include_pad`, is not counted in an average. `ceil_mode` as PyTorch (a last window must
@@ -219,7 +237,7 @@ class LiftGraph:
                 y = pool2d(xs[0], attrs, op[:3])
             elif op == "global_avg_pool":
                 y = xs[0].mean(axis=(1, 2), keepdims=True)
-            elif op == "resize_bilinear":
+            elif op in ("resize_bilinear", "resize_nearest"):
                 if len(xs) > 1:
                     oh, ow = xs[1].shape[1:3]
                 elif "size" in attrs:
@@ -227,7 +245,8 @@ class LiftGraph:
                 else:
                     oh, ow = (int(np.floor(xs[0].shape[1] * attrs["scale"][0])),
                               int(np.floor(xs[0].shape[2] * attrs["scale"][1])))
-                y = resize_bilinear(xs[0], oh, ow, attrs.get("coordinates", "half_pixel"))
+                resize = resize_bilinear if op == "resize_bilinear" else resize_nearest
+                y = resize(xs[0], oh, ow, attrs.get("coordinates", "half_pixel"))
             elif op in ("add", "mul", "sub"):
                 b = broadcast_operand(xs[0], xs[1])
                 y = {"add": np.add, "mul": np.multiply, "sub": np.subtract}[op](xs[0], b)
