@@ -11,6 +11,7 @@ case "mask": runMaskBench(rest)
 case "mask-quality": runMaskQuality(rest)
 case "kernels": runKernelBench(arguments: rest)
 case "model": runModelBench(rest)
+case "person": try runPersonBench(rest)
 default:
     print("""
     usage: lift-bench SUBCOMMAND ARGS…
@@ -19,6 +20,7 @@ default:
       mask DIR [--runs N]               connected components, guided filter, mask stage
       mask-quality …                    edge error against DUTS ground truth (Benchmarks/mask_quality.py)
       kernels [--json] [--filter NAME] [--buffers N]
+      person [--runs N] [--profile]     person model latency (pair with Benchmarks/person_peer.py)
       model [--size 320] [--runs 5] [--rounds 3] [--threads 1,2] [--profile]
     """)
     exit(2)
