@@ -111,23 +111,27 @@ public enum GlobalAveragePool {
     }
 
     /// Averages `input` into `output` (shape `[N, 1, 1, C]`), summing pixels in row-major order.
+    ///
+    /// The sum is kept in Double: a Float32 running sum over 128² pixels drifts by ~3e-6 relative,
+    /// which squeeze-and-excite gates amplify past 1e-4 in the person model's output (TFLite sums
+    /// in another order, so only a more exact sum agrees with it everywhere).
     public static func run(input: Tensor, output: Tensor, threads: Int = Parallel.defaultThreads) {
         let shape = input.shape
         precondition(output.shape == outputShape(for: shape), "global average pool output must be \(outputShape(for: shape))")
         precondition(shape.h * shape.w >= 1, "global average pool needs at least one pixel")
         let source = UnsafePointer(input.data), destination = output.data
         let channels = shape.c, pixels = shape.h * shape.w, blocks = (channels + vectorWidth - 1) / vectorWidth
-        let scale = 1 / Float(pixels)
+        let count = Double(pixels)
         Parallel.forEach(count: shape.n * blocks, threads: threads, minimumPerPart: max(1, (1 << 16) / (pixels * vectorWidth))) { items in
             for item in items {
                 let b = item / blocks, c0 = (item % blocks) * vectorWidth
-                var acc = Vector()
+                var acc = SIMD16<Double>()
                 var pixel = source + b * pixels * channels + c0
                 for _ in 0 ..< pixels {
-                    acc += loadVector(pixel)
+                    acc += SIMD16<Double>(loadVector(pixel))
                     pixel += channels
                 }
-                storeVector(acc * scale, destination + b * channels + c0, lanes: min(vectorWidth, channels - c0))
+                storeVector(Vector(acc / count), destination + b * channels + c0, lanes: min(vectorWidth, channels - c0))
             }
         }
     }

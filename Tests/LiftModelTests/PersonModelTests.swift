@@ -32,17 +32,6 @@ struct PersonModelTests {
     /// Largest accepted |Lift − TFLite| on the probability map.
     static let tolerance: Float = 1e-4
 
-    /// Fixtures on which the executor is known to miss the tolerance, and why. Each is still checked:
-    /// `withKnownIssue` fails the test once the miss stops happening, so the entry must then go.
-    static let knownIssues: [String: Comment] = [
-        "pattern": """
-            LiftTensor's GlobalAveragePool sums all H·W pixels (up to 128²) into one Float32 accumulator; \
-            its relative error (3e-6 at average_pooling2d, vs 5e-7 at its input) flows through every \
-            squeeze-and-excite gate: max |Δ| 1.19e-4 here. Accumulating in Double gives 2.0e-5 here \
-            and at most 6.2e-5 on every person fixture.
-            """,
-    ]
-
     @Test("The probability map matches TFLite (XNNPACK) within 1e-4", arguments: try PersonCase.all())
     func matchesTFLite(_ fixture: PersonCase) throws {
         let name = try #require(ModelName(rawValue: fixture.model))
@@ -61,13 +50,7 @@ struct PersonModelTests {
             try #require(actual.count == expected.count)
             let maxDelta = zip(actual, expected).map { abs($0 - $1) }.max() ?? .infinity
             print("person parity \(fixture.name) (\(fixture.model), \(threads) threads): max |Δ| = \(maxDelta)")
-            if let reason = PersonModelTests.knownIssues[fixture.name] {
-                withKnownIssue(reason) {
-                    #expect(maxDelta <= PersonModelTests.tolerance, "\(fixture): max |Δ| \(maxDelta) on \(threads) threads")
-                }
-            } else {
-                #expect(maxDelta <= PersonModelTests.tolerance, "\(fixture): max |Δ| \(maxDelta) on \(threads) threads")
-            }
+            #expect(maxDelta <= PersonModelTests.tolerance, "\(fixture): max |Δ| \(maxDelta) on \(threads) threads")
         }
     }
 
