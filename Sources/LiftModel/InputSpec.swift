@@ -1,0 +1,164 @@
+import Foundation
+
+/// What a model expects as input and gives as output: the `lift.input` document of a weight file
+/// (see `GRAPH-FORMAT.md`, "Input spec").
+///
+/// The photo's 8-bit samples are scaled to `range`, then normalised `(x - mean) / std` per channel,
+/// in `color` order, into an NHWC Float32 tensor of `height × width × 3`; the output named `output`
+/// is a probability map (0…1) at the model's resolution.
+public struct InputSpec: Sendable, Equatable {
+    /// How the photo is fitted to the model's input size.
+    public enum ResizePolicy: String, Sendable {
+        /// The whole frame to `height × width`, aspect ratio not kept, bilinear.
+        case stretch
+    }
+
+    /// Channel order of the tensor.
+    public enum ColorOrder: String, Sendable {
+        case rgb
+        case bgr
+    }
+
+    /// Activation already applied to the output (so it is a probability).
+    public enum OutputActivation: String, Sendable {
+        case none
+        case sigmoid
+    }
+
+    /// Largest accepted `height` or `width`: a spec is data from a file.
+    public static let maxDimension = 8192
+
+    /// Name of the graph input the tensor feeds.
+    public var name: String
+    /// Input height in pixels (rows).
+    public var height: Int
+    /// Input width in pixels (columns).
+    public var width: Int
+    /// Channel order.
+    public var color: ColorOrder
+    /// Value of a 0 sample and of a 255 sample before normalisation (`range[0]`, `range[1]`).
+    public var range: (low: Float, high: Float)
+    /// Per-channel mean subtracted after scaling (3 values, in `color` order).
+    public var mean: [Float]
+    /// Per-channel standard deviation divided by after subtracting the mean (3 values, non-zero).
+    public var std: [Float]
+    /// How the photo is fitted to `height × width`.
+    public var resize: ResizePolicy
+    /// Name of the graph output holding the probability map.
+    public var output: String
+    /// Activation the graph applies before `output`.
+    public var outputActivation: OutputActivation
+
+    /// A spec from its parts; the values are checked as when decoding.
+    /// - Throws: `InputSpecError.invalidValue` for sizes out of range, wrong channel counts or `std` zero.
+    public init(name: String = "image", height: Int, width: Int, color: ColorOrder = .rgb,
+                range: (low: Float, high: Float) = (0, 1), mean: [Float] = [0, 0, 0], std: [Float] = [1, 1, 1],
+                resize: ResizePolicy = .stretch, output: String = "mask",
+                outputActivation: OutputActivation = .sigmoid) throws(InputSpecError) {
+        self.name = name
+        self.height = height
+        self.width = width
+        self.color = color
+        self.range = range
+        self.mean = mean
+        self.std = std
+        self.resize = resize
+        self.output = output
+        self.outputActivation = outputActivation
+        try validate()
+    }
+
+    /// Decodes a `lift.input` JSON document.
+    /// - Parameter json: the document's text (UTF-8).
+    /// - Throws: `InputSpecError` naming the key that is missing or wrong.
+    public init(json: String) throws(InputSpecError) {
+        let raw: RawInputSpec
+        do {
+            raw = try JSONDecoder().decode(RawInputSpec.self, from: Data(json.utf8))
+        } catch let DecodingError.typeMismatch(type, context) {
+            throw .invalidValue(key: context.codingPath.first?.stringValue ?? "?", value: "a value of another type",
+                                reason: "must be \(type)")
+        } catch {
+            throw .notJSON(reason: String(describing: error))
+        }
+        func required<T>(_ value: T?, _ key: String) throws(InputSpecError) -> T {
+            guard let value else { throw .missingKey(key) }
+            return value
+        }
+        func named<T: RawRepresentable>(_ text: String?, _ key: String) throws(InputSpecError) -> T where T.RawValue == String {
+            let text = try required(text, key)
+            guard let value = T(rawValue: text) else { throw .invalidValue(key: key, value: text, reason: "unknown name") }
+            return value
+        }
+        let layout = try required(raw.layout, "layout")
+        guard layout == "NHWC" else { throw .invalidValue(key: "layout", value: layout, reason: "only NHWC is defined") }
+        let range = try required(raw.range, "range")
+        guard range.count == 2 else { throw .invalidValue(key: "range", value: "\(range)", reason: "must be 2 numbers") }
+        try self.init(
+            name: try required(raw.name, "name"), height: try required(raw.height, "height"),
+            width: try required(raw.width, "width"), color: try named(raw.color, "color"), range: (range[0], range[1]),
+            mean: try required(raw.mean, "mean"), std: try required(raw.std, "std"),
+            resize: try named(raw.resize, "resize"), output: try required(raw.output, "output"),
+            outputActivation: try named(raw.outputActivation, "output_activation"))
+    }
+
+    public static func == (a: InputSpec, b: InputSpec) -> Bool {
+        a.name == b.name && a.height == b.height && a.width == b.width && a.color == b.color
+            && a.range == b.range && a.mean == b.mean && a.std == b.std && a.resize == b.resize
+            && a.output == b.output && a.outputActivation == b.outputActivation
+    }
+
+    private func validate() throws(InputSpecError) {
+        for (key, value) in [("height", height), ("width", width)] where !(1 ... InputSpec.maxDimension).contains(value) {
+            throw .invalidValue(key: key, value: String(value), reason: "must be 1…\(InputSpec.maxDimension)")
+        }
+        guard range.low.isFinite, range.high.isFinite, range.low != range.high else {
+            throw .invalidValue(key: "range", value: "[\(range.low), \(range.high)]", reason: "must be two different finite numbers")
+        }
+        guard mean.count == 3, mean.allSatisfy(\.isFinite) else {
+            throw .invalidValue(key: "mean", value: "\(mean)", reason: "must be 3 finite numbers")
+        }
+        guard std.count == 3, std.allSatisfy({ $0.isFinite && $0 != 0 }) else {
+            throw .invalidValue(key: "std", value: "\(std)", reason: "must be 3 finite non-zero numbers")
+        }
+    }
+}
+
+/// Why a `lift.input` document could not be decoded; `description` says which key and why.
+public enum InputSpecError: Error, Equatable, CustomStringConvertible {
+    /// The text is not a JSON object.
+    case notJSON(reason: String)
+    /// A required key is absent.
+    case missingKey(String)
+    /// A key holds a value of the wrong type, an unknown name, or a number out of range.
+    case invalidValue(key: String, value: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .notJSON(let reason): return "The model's input spec (lift.input) is not a JSON object: \(reason)."
+        case .missingKey(let key): return "The model's input spec (lift.input) lacks the key \"\(key)\"."
+        case let .invalidValue(key, value, reason):
+            return "The model's input spec (lift.input) has \(key) = \(value), which is not valid: \(reason)."
+        }
+    }
+}
+
+/// The `lift.input` keys as JSON gives them, before validation.
+private struct RawInputSpec: Decodable {
+    var name: String?
+    var height: Int?
+    var width: Int?
+    var layout: String?
+    var color: String?
+    var range: [Float]?
+    var mean: [Float]?
+    var std: [Float]?
+    var resize: String?
+    var output: String?
+    var outputActivation: String?
+
+    enum CodingKeys: String, CodingKey {
+        case name, height, width, layout, color, range, mean, std, resize, output
+        case outputActivation = "output_activation"
+    }
+}
