@@ -1,0 +1,193 @@
+import CZlib
+
+/// Encodes images as PNG: grey, grey+alpha, RGB, RGBA at 8 or 16 bits, or the smallest lossless layout
+/// (including palettes and 1/2/4-bit grey) when asked. Output is a complete file in memory; use
+/// `ImageIO.writePNG` to write one atomically.
+public enum PNGEncoder {
+    /// zlib's compression strategies.
+    public enum Strategy: Sendable, Equatable {
+        /// Z_DEFAULT_STRATEGY.
+        case standard
+        /// Z_FILTERED: favours Huffman coding over short matches (libpng's choice for filtered rows).
+        case filtered
+        /// Z_RLE: matches only at distance 1; very fast, good on flat masks.
+        case rle
+        /// Z_HUFFMAN_ONLY: no matches.
+        case huffmanOnly
+
+        var zlibValue: Int32 {
+            switch self {
+            case .standard: Z_DEFAULT_STRATEGY
+            case .filtered: Z_FILTERED
+            case .rle: Z_RLE
+            case .huffmanOnly: Z_HUFFMAN_ONLY
+            }
+        }
+    }
+
+    /// How to encode.
+    public struct Options: Sendable, Equatable {
+        /// zlib level, 0 (store) ... 9 (smallest); default 6.
+        public var level: Int
+        /// zlib strategy.
+        public var strategy: Strategy
+        /// Row filter: adaptive (minimum sum of absolute residuals) or one fixed type 0...4 for every row.
+        /// Palette and sub-8-bit images always use filter 0, as libpng does.
+        public var adaptiveFilter: Bool
+        /// The fixed filter type used when `adaptiveFilter` is false.
+        public var fixedFilter: UInt8
+        /// Pick the smallest lossless colour type and depth (opaque → no alpha, grey → G, ≤ 256 colours → palette).
+        public var reduceColorType: Bool
+        /// Ancillary chunks to write (gAMA, sRGB, iCCP, pHYs before the image data, eXIf too).
+        public var metadata: PNGMetadata
+
+        /// Options with libpng-like defaults: level 6, default strategy, adaptive filters, layout kept.
+        public init(level: Int = 6, strategy: Strategy = .standard, adaptiveFilter: Bool = true, fixedFilter: UInt8 = 0,
+                    reduceColorType: Bool = false, metadata: PNGMetadata = PNGMetadata()) {
+            self.level = level
+            self.strategy = strategy
+            self.adaptiveFilter = adaptiveFilter
+            self.fixedFilter = fixedFilter
+            self.reduceColorType = reduceColorType
+            self.metadata = metadata
+        }
+
+        /// The defaults.
+        public static let standard = Options()
+        /// Fast mode for masks and previews: level 1, run-length matching, Sub filter, smallest layout
+        /// (a hard mask becomes 1-bit grey).
+        public static let fast = Options(level: 1, strategy: .rle, adaptiveFilter: false, fixedFilter: 1, reduceColorType: true)
+    }
+
+    /// Encodes an RGBA8 image (written as RGBA unless `options.reduceColorType`).
+    public static func encode(_ image: RGBAImage, options: Options = .standard) throws -> [UInt8] {
+        try encode(PNGSamples(image), options: options)
+    }
+
+    /// Encodes an 8-bit grey image or mask.
+    public static func encode(_ image: GrayImage, options: Options = .standard) throws -> [UInt8] {
+        try encode(PNGSamples(image), options: options)
+    }
+
+    /// Encodes any supported sample layout at 8 or 16 bits.
+    public static func encode(_ samples: PNGSamples, options: Options = .standard) throws -> [UInt8] {
+        guard (0...9).contains(options.level) else { throw PNGEncodingError.invalidCompressionLevel(options.level) }
+        let (width, height, channels) = (samples.width, samples.height, samples.layout.channels)
+        guard width >= 1, height >= 1, width <= Int(Int32.max), height <= Int(Int32.max) else {
+            throw PNGEncodingError.invalidDimensions(width: width, height: height)
+        }
+        let (expected, overflow) = width.multipliedReportingOverflow(by: height * channels)
+        let actual: Int
+        switch samples.storage {
+        case .eight(let s): actual = s.count
+        case .sixteen(let s): actual = s.count
+        }
+        guard !overflow, expected == actual else { throw PNGEncodingError.sampleCountMismatch(expected: expected, actual: actual) }
+
+        switch samples.storage {
+        case .eight(let bytes):
+            return try bytes.withUnsafeBufferPointer { source in
+                let plan = options.reduceColorType ? PNGEncodingPlan(reducing: source, layout: samples.layout)
+                                                   : PNGEncodingPlan(keeping: samples.layout, depth: 8)
+                return try write(plan: plan, width: width, height: height, options: options) { y, out in
+                    plan.packRow(source.baseAddress! + y * width * channels, width: width, channels: channels, into: out)
+                }
+            }
+        case .sixteen(let values):
+            if options.reduceColorType && values.allSatisfy({ $0 % 257 == 0 }) {
+                let eight = PNGSamples(width: width, height: height, layout: samples.layout, storage: .eight(values.map { UInt8($0 / 257) }))
+                return try encode(eight, options: options)
+            }
+            return try values.withUnsafeBufferPointer { source in
+                let plan = options.reduceColorType ? PNGEncodingPlan(reducing16: source, layout: samples.layout)
+                                                   : PNGEncodingPlan(keeping: samples.layout, depth: 16)
+                return try write(plan: plan, width: width, height: height, options: options) { y, out in
+                    plan.packRow16(source.baseAddress! + y * width * channels, width: width, channels: channels, into: out)
+                }
+            }
+        }
+    }
+
+    /// Writes the file: IHDR, metadata, PLTE/tRNS, filtered rows deflated into IDAT pieces, IEND.
+    private static func write(plan: PNGEncodingPlan, width: Int, height: Int, options: Options,
+                              packRow: (Int, UnsafeMutablePointer<UInt8>) -> Void) throws -> [UInt8] {
+        let header = PNGHeader(width: width, height: height, bitDepth: plan.bitDepth, colorType: plan.colorType, interlaced: false)
+        var file = PNGChunkWriter()
+        file.append(.IHDR, PNGBytesBuilder.be32(UInt32(width)) + PNGBytesBuilder.be32(UInt32(height))
+                    + [UInt8(plan.bitDepth), plan.colorType.rawValue, 0, 0, 0])
+        for (name, bytes) in options.metadata.chunks {
+            file.append(PNGChunkType(PNGBytesBuilder.fourCC(name)), bytes)
+        }
+        if plan.colorType == .palette {
+            file.append(.PLTE, plan.palette.flatMap { [$0.x, $0.y, $0.z] })
+            let alphas = plan.palette.prefix { $0.w < 255 }.map(\.w)
+            if !alphas.isEmpty { file.append(.tRNS, alphas) }
+        }
+        let rowBytes = header.rowBytes(pixels: width)
+        let bpp = header.filterStride
+        let adaptive = options.adaptiveFilter && plan.bitDepth >= 8 && plan.colorType != .palette
+        let fixed = plan.bitDepth >= 8 && plan.colorType != .palette ? min(options.fixedFilter, 4) : 0
+        let deflater = try PNGDeflater(level: options.level, strategy: options.strategy.zlibValue)
+        // Raw rows (previous, current), the five candidate residual rows, and a batch of filtered rows for zlib.
+        let batchRows = max(1, (256 << 10) / (rowBytes + 1))
+        let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: 7 * rowBytes + batchRows * (rowBytes + 1) + 64)
+        defer { scratch.deallocate() }
+        scratch.initialize(repeating: 0, count: 7 * rowBytes + batchRows * (rowBytes + 1) + 64)
+        var previous = scratch, current = scratch + rowBytes
+        let candidates = scratch + 2 * rowBytes, batch = scratch + 7 * rowBytes
+        var filled = 0
+        for y in 0..<height {
+            packRow(y, current)
+            let out = batch + filled * (rowBytes + 1)
+            var type = fixed
+            if adaptive {
+                var best = Int.max
+                for t in UInt8(0)...4 {
+                    let candidate = candidates + Int(t) * rowBytes
+                    PNGRowFilter.apply(t, row: current, previous: previous, count: rowBytes, bpp: bpp, out: candidate)
+                    let cost = PNGRowFilter.cost(candidate, count: rowBytes)
+                    if cost < best { best = cost; type = t }
+                }
+                (out + 1).update(from: candidates + Int(type) * rowBytes, count: rowBytes)
+            } else {
+                PNGRowFilter.apply(type, row: current, previous: previous, count: rowBytes, bpp: bpp, out: out + 1)
+            }
+            out[0] = type
+            swap(&previous, &current)
+            filled += 1
+            if filled == batchRows || y == height - 1 {
+                try deflater.compress(batch, count: filled * (rowBytes + 1), finish: y == height - 1) { piece in
+                    file.append(.IDAT, piece)
+                }
+                filled = 0
+            }
+        }
+        file.append(.IEND, [])
+        return file.bytes
+    }
+}
+
+/// Appends framed chunks (length, type, payload, CRC-32) to a growing PNG file.
+struct PNGChunkWriter {
+    private(set) var bytes: [UInt8] = pngSignature
+
+    mutating func append(_ type: PNGChunkType, _ payload: [UInt8]) {
+        payload.withUnsafeBufferPointer { append(type, $0) }
+    }
+
+    mutating func append(_ type: PNGChunkType, _ payload: UnsafeBufferPointer<UInt8>) {
+        let typeBytes = type.bytes
+        bytes += PNGBytesBuilder.be32(UInt32(payload.count)) + typeBytes
+        bytes.append(contentsOf: payload)
+        var crc = typeBytes.withUnsafeBufferPointer { crc32(0, $0.baseAddress, 4) }
+        crc = crc32(crc, payload.baseAddress, UInt32(payload.count))
+        bytes += PNGBytesBuilder.be32(UInt32(crc))
+    }
+}
+
+/// Big-endian helpers for building chunks.
+enum PNGBytesBuilder {
+    static func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+
+    static func fourCC(_ name: String) -> UInt32 { name.utf8.reduce(0) { $0 << 8 | UInt32($1) } }
+}

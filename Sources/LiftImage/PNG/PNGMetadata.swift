@@ -1,0 +1,55 @@
+/// Ancillary chunks a PNG decoder keeps as raw payload bytes (nothing is applied to the pixels:
+/// no gamma correction, no colour management).
+public struct PNGMetadata: Sendable, Equatable {
+    /// gAMA payload: image gamma x 100000, big-endian UInt32.
+    public var gAMA: [UInt8]?
+    /// sRGB payload: one byte, the rendering intent.
+    public var sRGB: [UInt8]?
+    /// iCCP payload: profile name, NUL, compression method, zlib-compressed ICC profile.
+    public var iCCP: [UInt8]?
+    /// pHYs payload: pixels per unit X and Y (big-endian UInt32 each), unit byte (1 = metre).
+    public var pHYs: [UInt8]?
+    /// eXIf payload: a TIFF-structured Exif block ("MM" or "II" first).
+    public var eXIf: [UInt8]?
+
+    /// An empty set of metadata.
+    public init(gAMA: [UInt8]? = nil, sRGB: [UInt8]? = nil, iCCP: [UInt8]? = nil, pHYs: [UInt8]? = nil, eXIf: [UInt8]? = nil) {
+        self.gAMA = gAMA
+        self.sRGB = sRGB
+        self.iCCP = iCCP
+        self.pHYs = pHYs
+        self.eXIf = eXIf
+    }
+
+    /// The chunks present, in the fixed order gAMA, sRGB, iCCP, pHYs, eXIf, with their payloads.
+    public var chunks: [(name: String, bytes: [UInt8])] {
+        [("gAMA", gAMA), ("sRGB", sRGB), ("iCCP", iCCP), ("pHYs", pHYs), ("eXIf", eXIf)].compactMap { name, bytes in
+            bytes.map { (name, $0) }
+        }
+    }
+
+    /// Records a kept chunk's payload (the first of each kind wins); other chunk types are ignored.
+    mutating func record(_ chunk: PNGChunk) {
+        let bytes = Array(chunk.data)
+        switch chunk.type {
+        case .gAMA where gAMA == nil: gAMA = bytes
+        case .sRGB where sRGB == nil: sRGB = bytes
+        case .iCCP where iCCP == nil: iCCP = bytes
+        case .pHYs where pHYs == nil: pHYs = bytes
+        case .eXIf where eXIf == nil: eXIf = bytes
+        default: break
+        }
+    }
+}
+
+/// What a PNG file says about its image, read without decoding pixels.
+public struct PNGInfo: Sendable, Equatable {
+    /// The validated IHDR fields: size, bit depth, colour type, interlace.
+    public let header: PNGHeader
+    /// Kept ancillary chunks.
+    public var metadata: PNGMetadata
+    /// Number of PLTE entries (0 when there is no PLTE).
+    public let paletteCount: Int
+    /// True when a tRNS chunk gives palette alpha or a colour key.
+    public let hasTransparencyChunk: Bool
+}

@@ -1,0 +1,135 @@
+import Foundation
+import LiftImage
+import Testing
+
+/// A seeded generator so failures reproduce (SplitMix64).
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// The RGBA expansion of `samples` in `layout` (grey replicated, missing alpha = `opaque`).
+func expandToRGBA<T: FixedWidthInteger>(_ samples: [T], layout: PNGSamples.Layout, opaque: T) -> [T] {
+    let c = layout.channels
+    var out: [T] = []
+    out.reserveCapacity(samples.count / c * 4)
+    for i in stride(from: 0, to: samples.count, by: c) {
+        switch layout {
+        case .gray: out += [samples[i], samples[i], samples[i], opaque]
+        case .grayAlpha: out += [samples[i], samples[i], samples[i], samples[i + 1]]
+        case .rgb: out += [samples[i], samples[i + 1], samples[i + 2], opaque]
+        case .rgba: out += Array(samples[i..<(i + 4)])
+        }
+    }
+    return out
+}
+
+@Suite struct PNGEncoderTests {
+    static let sizes: [(Int, Int)] = [(1, 1), (1, 23), (23, 1), (17, 33), (4097, 3)]
+    static let layouts: [PNGSamples.Layout] = [.gray, .grayAlpha, .rgb, .rgba]
+
+    /// Random samples with smooth areas and noise, so every filter gets chosen somewhere.
+    static func randomSamples<T: FixedWidthInteger & UnsignedInteger>(_ count: Int, _ rng: inout SeededGenerator) -> [T] {
+        (0..<count).map { i in i % 7 < 3 ? T(truncatingIfNeeded: i / 5) : T.random(in: T.min...T.max, using: &rng) }
+    }
+
+    @Test(arguments: layouts, [false, true])
+    func roundTrips8Bit(layout: PNGSamples.Layout, reduce: Bool) throws {
+        var rng = SeededGenerator(state: 8)
+        for (w, h) in Self.sizes {
+            let samples: [UInt8] = Self.randomSamples(w * h * layout.channels, &rng)
+            let png = try PNGEncoder.encode(PNGSamples(width: w, height: h, layout: layout, storage: .eight(samples)),
+                                            options: .init(reduceColorType: reduce))
+            let decoded = try PNGDecoder.decode(png)
+            #expect(decoded.image.width == w && decoded.image.height == h)
+            #expect(decoded.image.pixels == expandToRGBA(samples, layout: layout, opaque: 255), "\(layout) \(w)x\(h)")
+            if !reduce { #expect(decoded.info.header.bitDepth == 8) }
+        }
+    }
+
+    @Test(arguments: layouts, [false, true])
+    func roundTrips16Bit(layout: PNGSamples.Layout, reduce: Bool) throws {
+        var rng = SeededGenerator(state: 16)
+        for (w, h) in Self.sizes {
+            let samples: [UInt16] = Self.randomSamples(w * h * layout.channels, &rng)
+            let png = try PNGEncoder.encode(PNGSamples(width: w, height: h, layout: layout, storage: .sixteen(samples)),
+                                            options: .init(reduceColorType: reduce))
+            let decoded = try PNGDecoder.decode16(png)
+            #expect(decoded.image.pixels == expandToRGBA(samples, layout: layout, opaque: 65535), "\(layout) \(w)x\(h)")
+            if !reduce { #expect(decoded.info.header.bitDepth == 16) }
+        }
+    }
+
+    @Test(arguments: [UInt8(0), 1, 2, 3, 4])
+    func everyFixedFilterAndLevelRoundTrips(filter: UInt8) throws {
+        var rng = SeededGenerator(state: UInt64(filter))
+        let image = RGBAImage(width: 37, height: 11, pixels: Self.randomSamples(37 * 11 * 4, &rng))
+        for level in [0, 1, 9] {
+            for strategy in [PNGEncoder.Strategy.standard, .filtered, .rle, .huffmanOnly] {
+                let options = PNGEncoder.Options(level: level, strategy: strategy, adaptiveFilter: false, fixedFilter: filter)
+                #expect(try PNGDecoder.decode(PNGEncoder.encode(image, options: options)).image == image)
+            }
+        }
+    }
+
+    @Test func reductionPicksTheSmallestLosslessLayout() throws {
+        func colorType(_ image: RGBAImage) throws -> (PNGColorType, Int) {
+            let png = try PNGEncoder.encode(image, options: .init(reduceColorType: true))
+            let decoded = try PNGDecoder.decode(png)
+            #expect(decoded.image == image)
+            return (decoded.info.header.colorType, decoded.info.header.bitDepth)
+        }
+        var rng = SeededGenerator(state: 3)
+        let n = 40 * 30
+        let noisy: [UInt8] = (0..<(n * 4)).map { _ in UInt8.random(in: 0...254, using: &rng) }
+        #expect(try colorType(RGBAImage(width: 40, height: 30, pixels: noisy)) == (.rgba, 8))
+        let opaque = noisy.enumerated().map { $0.offset % 4 == 3 ? 255 : $0.element }
+        #expect(try colorType(RGBAImage(width: 40, height: 30, pixels: opaque)) == (.rgb, 8))
+        let grey = (0..<n).flatMap { i -> [UInt8] in let v = noisy[i * 4]; return [v, v, v, 255] }
+        #expect(try colorType(RGBAImage(width: 40, height: 30, pixels: grey)) == (.gray, 8))
+        let greyAlpha = (0..<n).flatMap { i -> [UInt8] in let v = noisy[i * 4]; return [v, v, v, noisy[i * 4 + 1]] }
+        #expect(try colorType(RGBAImage(width: 40, height: 30, pixels: greyAlpha)) == (.grayAlpha, 8))
+        let mask = (0..<n).flatMap { i -> [UInt8] in let v: UInt8 = noisy[i * 4] > 128 ? 255 : 0; return [v, v, v, 255] }
+        #expect(try colorType(RGBAImage(width: 40, height: 30, pixels: mask)) == (.gray, 1))
+        let levels = (0..<n).flatMap { i -> [UInt8] in let v = noisy[i * 4] / 17 * 17; return [v, v, v, 255] }
+        #expect(try colorType(RGBAImage(width: 40, height: 30, pixels: levels)) == (.gray, 4))
+        let colours: [[UInt8]] = [[255, 0, 0, 255], [0, 255, 0, 128], [0, 0, 255, 0], [9, 9, 9, 255], [1, 2, 3, 4]]
+        let few = (0..<n).flatMap { i in colours[Int(noisy[i * 4]) % colours.count] }
+        #expect(try colorType(RGBAImage(width: 40, height: 30, pixels: few)) == (.palette, 4))
+        let many = (0..<n).flatMap { i -> [UInt8] in [UInt8(i % 200), UInt8(i % 200 / 2), 7, 255] }
+        #expect(try colorType(RGBAImage(width: 40, height: 30, pixels: many)) == (.palette, 8))
+    }
+
+    @Test func fastModeShrinksHardMasksToOneBit() throws {
+        let mask = GrayImage(width: 300, height: 200, pixels: (0..<60000).map { i in (i % 300) * (i / 300) > 9000 ? 255 : 0 })
+        let png = try PNGEncoder.encode(mask, options: .fast)
+        let decoded = try PNGDecoder.decode(png)
+        #expect(decoded.info.header.colorType == .gray && decoded.info.header.bitDepth == 1)
+        #expect(decoded.image.pixels == expandToRGBA(mask.pixels, layout: .gray, opaque: 255))
+        #expect(png.count < 2000)
+    }
+
+    @Test func writesMetadataChunks() throws {
+        let metadata = PNGMetadata(gAMA: [0, 0, 0xB1, 0x8F], sRGB: [0], pHYs: [0, 0, 1, 0, 0, 0, 1, 0, 1], eXIf: [0x4D, 0x4D, 0, 0x2A])
+        let png = try PNGEncoder.encode(RGBAImage(width: 2, height: 2, fill: (1, 2, 3, 4)), options: .init(metadata: metadata))
+        #expect(try PNGDecoder.decode(png).info.metadata == metadata)
+    }
+
+    @Test func rejectsBadInput() {
+        #expect(throws: PNGEncodingError.sampleCountMismatch(expected: 12, actual: 11)) {
+            try PNGEncoder.encode(PNGSamples(width: 2, height: 2, layout: .rgb, storage: .eight([UInt8](repeating: 0, count: 11))))
+        }
+        #expect(throws: PNGEncodingError.invalidDimensions(width: 0, height: 5)) {
+            try PNGEncoder.encode(PNGSamples(width: 0, height: 5, layout: .gray, storage: .eight([])))
+        }
+        #expect(throws: PNGEncodingError.invalidCompressionLevel(10)) {
+            try PNGEncoder.encode(GrayImage(width: 1, height: 1), options: .init(level: 10))
+        }
+    }
+}
