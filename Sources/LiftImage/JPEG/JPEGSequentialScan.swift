@@ -1,0 +1,51 @@
+/// Decoding of sequential (baseline and extended) scans: each block is Huffman-decoded, then
+/// dequantised and inverse-transformed straight into its component's sample plane.
+extension JPEGEntropyDecoder {
+    /// Decodes every block of a sequential scan into `storage`'s planes.
+    /// - Parameter quant: per scan slot, the component's 64 quantisation values in natural order.
+    mutating func decodeSequentialScan(frame: JPEGFrame, scan: JPEGScan, storage: JPEGFrameStorage,
+                                       quant: [UnsafePointer<Int32>]) throws(JPEGError) {
+        let block = UnsafeMutablePointer<Int16>.allocate(capacity: 64)
+        block.initialize(repeating: 0, count: 64)
+        defer { block.deallocate() }
+        let slots = scan.componentIndices.count
+        // Tables exist for every slot: parseScan checked them.
+        let dc = scan.dcTables.compactMap { $0 }, ac = scan.acTables.compactMap { $0 }
+        precondition(dc.count == slots && ac.count == slots, "sequential scan without its Huffman tables")
+        let planes = scan.componentIndices.map { storage.planes[$0] }
+        let strides = scan.componentIndices.map { storage.strides[$0] }
+        try JPEGZigzag.natural.withUnsafeBufferPointer { (zigzag) throws(JPEGError) in
+            try forEachBlock(frame: frame, scan: scan) { (d, slot, x, y) throws(JPEGError) in
+                try d.decodeSequentialBlock(into: block, dc: dc[slot], ac: ac[slot], slot: slot, zigzag: zigzag)
+                let stride: Int = strides[slot]
+                let offset: Int = (y &* 8) &* stride &+ x &* 8
+                JPEGIDCT.islow(block, quant[slot], planes[slot] + offset, stride)
+                block.update(repeating: 0, count: 64)
+            }
+        }
+    }
+
+    /// Decodes one block's DC difference and AC run/levels into `block` (natural order, zeroed on entry).
+    @inline(__always)
+    mutating func decodeSequentialBlock(into block: UnsafeMutablePointer<Int16>, dc: JPEGHuffmanTable, ac: JPEGHuffmanTable,
+                                        slot: Int, zigzag: UnsafeBufferPointer<UInt8>) throws(JPEGError) {
+        let category = reader.decode(dc)
+        if category < 0 { try badCode() }
+        predictions[slot] &+= reader.receiveExtend(category)
+        block[0] = Int16(truncatingIfNeeded: predictions[slot])
+        var k = 1
+        while k < 64 {
+            let rs = reader.decode(ac)
+            if rs < 0 { try badCode() }
+            let run = rs &>> 4, size = rs & 15
+            if size != 0 {
+                k &+= run
+                block[Int(zigzag[k])] = Int16(truncatingIfNeeded: reader.receiveExtend(size))
+                k &+= 1
+            } else {
+                if run != 15 { break }
+                k &+= 16
+            }
+        }
+    }
+}
