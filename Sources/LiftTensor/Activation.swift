@@ -1,0 +1,89 @@
+import Foundation
+
+/// An activation fused into a kernel's output (after the bias), as named in `lift.graph/1`.
+public enum Activation: String, Sendable, Hashable, CaseIterable {
+    /// Identity.
+    case none
+    /// max(x, 0).
+    case relu
+    /// min(max(x, 0), 6).
+    case relu6
+    /// x · relu6(x + 3) / 6.
+    case hardswish
+    /// 1 / (1 + e^(−x)).
+    case sigmoid
+
+    /// The activation applied to one value.
+    @inline(__always)
+    public func apply(_ x: Float) -> Float {
+        switch self {
+        case .none: return x
+        case .relu: return max(x, 0)
+        case .relu6: return min(max(x, 0), 6)
+        case .hardswish: return x * (min(max(x + 3, 0), 6) * (1 / 6))
+        case .sigmoid: return logistic(x)
+        }
+    }
+
+    /// The activation applied to 16 values at once (same results as `apply` lane by lane).
+    @inline(__always)
+    func apply(_ x: SIMD16<Float>) -> SIMD16<Float> {
+        switch self {
+        case .none: return x
+        case .relu: return x.replacing(with: 0, where: x .< 0)
+        case .relu6: return x.clamped(lowerBound: SIMD16(repeating: 0), upperBound: SIMD16(repeating: 6))
+        case .hardswish:
+            let gate = (x + 3).clamped(lowerBound: SIMD16(repeating: 0), upperBound: SIMD16(repeating: 6))
+            return x * (gate * (1 / 6))
+        case .sigmoid:
+            var out = x
+            for lane in 0 ..< 16 { out[lane] = logistic(x[lane]) }
+            return out
+        }
+    }
+}
+
+/// The logistic function 1 / (1 + e^(−x)), saturating cleanly for large |x|.
+@inline(__always)
+func logistic(_ x: Float) -> Float {
+    1 / (1 + expf(-x))
+}
+
+/// A standalone element-wise function, as the `lift.graph/1` ops of the same names.
+public enum UnaryOp: String, Sendable, Hashable, CaseIterable {
+    /// max(x, 0).
+    case relu
+    /// min(max(x, 0), 6).
+    case relu6
+    /// 1 / (1 + e^(−x)).
+    case sigmoid
+    /// relu6(x + 3) / 6.
+    case hardsigmoid
+    /// x · relu6(x + 3) / 6.
+    case hardswish
+    /// tanh(x).
+    case tanh
+
+    /// The function applied to one value.
+    @inline(__always)
+    public func apply(_ x: Float) -> Float {
+        switch self {
+        case .relu: return max(x, 0)
+        case .relu6: return min(max(x, 0), 6)
+        case .sigmoid: return logistic(x)
+        case .hardsigmoid: return min(max(x + 3, 0), 6) * (1 / 6)
+        case .hardswish: return x * (min(max(x + 3, 0), 6) * (1 / 6))
+        case .tanh: return tanhf(x)
+        }
+    }
+
+    /// Applies the function to every element of `input` and writes `output` (same shape; may be the
+    /// same tensor as `input`).
+    public func run(input: Tensor, output: Tensor, threads: Int = Parallel.defaultThreads) {
+        precondition(input.shape == output.shape, "\(rawValue): output shape \(output.shape) must equal input shape \(input.shape)")
+        let source = input.data, destination = output.data, op = self
+        Parallel.forEach(count: input.count, threads: threads, minimumPerPart: 1 << 16) { range in
+            for i in range { destination[i] = op.apply(source[i]) }
+        }
+    }
+}

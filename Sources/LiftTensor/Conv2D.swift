@@ -1,0 +1,126 @@
+/// The geometry and fused epilogue of a 2-D convolution, as the `conv2d` op of `lift.graph/1`.
+public struct Conv2DParameters: Hashable, Sendable {
+    /// Kernel rows Kh (≥ 1).
+    public var kernelHeight: Int
+    /// Kernel columns Kw (≥ 1).
+    public var kernelWidth: Int
+    /// Vertical stride (≥ 1).
+    public var strideY: Int
+    /// Horizontal stride (≥ 1).
+    public var strideX: Int
+    /// Vertical dilation (≥ 1).
+    public var dilationY: Int
+    /// Horizontal dilation (≥ 1).
+    public var dilationX: Int
+    /// Zero padding: valid, TensorFlow SAME (resolved per input size) or explicit.
+    public var padding: PaddingMode
+    /// Channel groups (1 = dense, Cin = depthwise); Cin and Cout must be multiples of it.
+    public var groups: Int
+    /// Activation applied after the bias.
+    public var activation: Activation
+
+    /// Parameters with `lift.graph/1`'s defaults: stride 1, dilation 1, valid padding, 1 group, no activation.
+    public init(kernelHeight: Int, kernelWidth: Int, strideY: Int = 1, strideX: Int = 1,
+                dilationY: Int = 1, dilationX: Int = 1, padding: PaddingMode = .valid,
+                groups: Int = 1, activation: Activation = .none) {
+        precondition(kernelHeight >= 1 && kernelWidth >= 1, "conv kernel must be at least 1×1")
+        precondition(strideY >= 1 && strideX >= 1 && dilationY >= 1 && dilationX >= 1, "conv stride and dilation must be ≥ 1")
+        precondition(groups >= 1, "conv groups must be ≥ 1")
+        self.kernelHeight = kernelHeight
+        self.kernelWidth = kernelWidth
+        self.strideY = strideY
+        self.strideX = strideX
+        self.dilationY = dilationY
+        self.dilationX = dilationX
+        self.padding = padding
+        self.groups = groups
+        self.activation = activation
+    }
+}
+
+/// Output size of a strided, dilated window along one axis, or nil if the window does not fit.
+@inline(__always)
+func windowOutputSize(input: Int, padBefore: Int, padAfter: Int, kernel: Int, stride: Int, dilation: Int) -> Int? {
+    let span = (kernel - 1) * dilation + 1
+    let padded = input + padBefore + padAfter
+    guard input >= 1, padded >= span else { return nil }
+    return (padded - span) / stride + 1
+}
+
+/// A 2-D convolution (NHWC, Float32) with weights packed once at creation, fused bias and activation.
+///
+/// Weights come in OHWI order `[Cout, Kh, Kw, Cin/groups]` and are packed into
+/// `[group][Cout/16 block][Kh][Kw][Cin/groups][16]` (zero-padded lanes) for the direct SIMD kernel.
+/// Depthwise convolutions (groups = Cin = Cout) use a specialised kernel; 1×1 stride-1 unpadded
+/// convolutions run as a blocked GEMM over all pixels. Results do not depend on the thread count.
+public final class Conv2D: @unchecked Sendable {
+    /// Input channels Cin (all groups).
+    public let inputChannels: Int
+    /// Output channels Cout (all groups).
+    public let outputChannels: Int
+    /// Geometry and epilogue.
+    public let parameters: Conv2DParameters
+
+    let packed: PackedConvWeights
+
+    /// Packs `weights` (`[Cout, Kh, Kw, Cin/groups]`, OHWI) and optional `bias` (`[Cout]`).
+    /// - Parameters:
+    ///   - weights: `outputChannels · Kh · Kw · inputChannels/groups` floats.
+    ///   - bias: nil (zero) or `outputChannels` floats.
+    ///   - inputChannels: Cin, a multiple of `parameters.groups`.
+    ///   - outputChannels: Cout, a multiple of `parameters.groups`.
+    public init(weights: [Float], bias: [Float]?, inputChannels: Int, outputChannels: Int,
+                parameters: Conv2DParameters) {
+        let groups = parameters.groups
+        precondition(inputChannels >= 1 && outputChannels >= 1, "conv needs at least one input and output channel")
+        precondition(inputChannels % groups == 0 && outputChannels % groups == 0,
+                     "conv channels \(inputChannels)→\(outputChannels) must be multiples of groups \(groups)")
+        let expected = outputChannels * parameters.kernelHeight * parameters.kernelWidth * (inputChannels / groups)
+        precondition(weights.count == expected, "conv weights need \(expected) floats, got \(weights.count)")
+        precondition(bias == nil || bias?.count == outputChannels, "conv bias needs \(outputChannels) floats")
+        self.inputChannels = inputChannels
+        self.outputChannels = outputChannels
+        self.parameters = parameters
+        let isDepthwise = groups > 1 && groups == inputChannels && groups == outputChannels
+        packed = PackedConvWeights(weights: weights, bias: bias, outputChannels: outputChannels,
+                                   inputChannelsPerGroup: inputChannels / groups, groups: groups,
+                                   kernelHeight: parameters.kernelHeight, kernelWidth: parameters.kernelWidth,
+                                   depthwise: isDepthwise)
+    }
+
+    /// The padding this convolution applies to an input of `shape`.
+    public func padding(for shape: TensorShape) -> Padding {
+        let p = parameters
+        return p.padding.resolve(height: shape.h, width: shape.w, kernel: (p.kernelHeight, p.kernelWidth),
+                                 stride: (p.strideY, p.strideX), dilation: (p.dilationY, p.dilationX))
+    }
+
+    /// The output shape `[N, Ho, Wo, Cout]` for an input of `shape`, or nil if the input has the wrong
+    /// channel count or is smaller than the (dilated) kernel after padding.
+    public func outputShape(for shape: TensorShape) -> TensorShape? {
+        guard shape.c == inputChannels, shape.n >= 1 else { return nil }
+        let p = parameters, pad = padding(for: shape)
+        guard let ho = windowOutputSize(input: shape.h, padBefore: pad.top, padAfter: pad.bottom,
+                                        kernel: p.kernelHeight, stride: p.strideY, dilation: p.dilationY),
+              let wo = windowOutputSize(input: shape.w, padBefore: pad.left, padAfter: pad.right,
+                                        kernel: p.kernelWidth, stride: p.strideX, dilation: p.dilationX)
+        else { return nil }
+        return TensorShape(n: shape.n, h: ho, w: wo, c: outputChannels)
+    }
+
+    /// Convolves `input` into `output`, whose shape must be `outputShape(for: input.shape)`.
+    /// Allocates nothing; `input` and `output` must be different tensors.
+    public func run(input: Tensor, output: Tensor, threads: Int = Parallel.defaultThreads) {
+        guard let expected = outputShape(for: input.shape) else {
+            preconditionFailure("conv \(inputChannels)→\(outputChannels) cannot take an input of shape \(input.shape)")
+        }
+        precondition(output.shape == expected, "conv output shape \(output.shape) must be \(expected)")
+        precondition(input !== output, "conv cannot run in place")
+        let geometry = ConvGeometry(conv: self, input: input.shape, output: expected, padding: padding(for: input.shape))
+        if packed.depthwise {
+            runDepthwise(geometry, input: input.data, output: output.data, threads: threads)
+        } else {
+            runDirect(geometry, input: input.data, output: output.data, threads: threads)
+        }
+    }
+}

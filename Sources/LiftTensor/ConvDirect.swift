@@ -1,0 +1,134 @@
+// The direct NHWC convolution: a tile of P output pixels × B blocks of 16 output channels held in
+// SIMD16 accumulators; for every kernel tap and input channel one input value per pixel is broadcast
+// and multiplied with B packed 16-wide weight vectors. Padded taps read a zero row, so every tile of a
+// given position runs the same instruction sequence whatever the thread split.
+
+/// Pixels per tile for `blocks` output-channel blocks: about 12–16 accumulators, few loads per FMA.
+@inline(__always)
+private func tileBlocks(_ blocksPerGroup: Int) -> Int {
+    blocksPerGroup >= 4 ? 4 : (blocksPerGroup >= 2 ? 2 : 1)
+}
+
+/// Runs a dense or grouped (not depthwise) convolution; `geometry` fixes every size.
+func runDirect(_ geometry: ConvGeometry, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, threads: Int) {
+    var g = geometry
+    let pointwise = g.isPointwise
+    if pointwise {
+        // A 1×1 stride-1 convolution is a GEMM: treat all N·H·W pixels as one long row.
+        let pixels = g.batch * g.inputHeight * g.inputWidth
+        g.batch = 1; g.inputHeight = 1; g.outputHeight = 1; g.inputWidth = pixels; g.outputWidth = pixels
+    }
+    let blocks = g.packed.blocksPerGroup
+    let chunkWidth = tileBlocks(blocks)
+    let chunksPerGroup = blocks / chunkWidth + blocks % chunkWidth
+    let chunks = chunksPerGroup * g.packed.groups
+    // Work items: (row or 96-pixel band) × channel chunk, row-major so a part keeps its input rows hot.
+    let band = pointwise ? 96 : g.outputWidth
+    let bandsPerRow = (g.outputWidth + band - 1) / band
+    let rows = g.batch * g.outputHeight * bandsPerRow
+    let flopsPerItem = 2 * band * min(blocks, chunkWidth) * vectorWidth * g.packed.taps * g.packed.inputChannelsPerGroup
+    let minimumItems = max(1, (1 << 18) / max(flopsPerItem, 1))
+    let frozen = g
+    Parallel.forEach(count: rows * chunks, threads: threads, minimumPerPart: minimumItems) { range in
+        for item in range {
+            let row = item / chunks, chunk = item % chunks
+            let bandIndex = row % bandsPerRow, outRow = row / bandsPerRow
+            let group = chunk / chunksPerGroup, inGroup = chunk % chunksPerGroup
+            let fullChunks = blocks / chunkWidth
+            let start = bandIndex * band, end = min(start + band, frozen.outputWidth)
+            let b = outRow / frozen.outputHeight, oy = outRow % frozen.outputHeight
+            if inGroup < fullChunks {
+                let block = inGroup * chunkWidth
+                switch chunkWidth {
+                case 4: directRow(frozen, input, output, b, oy, group, block, start, end, pixels: 4, blocks: 4)
+                case 2: directRow(frozen, input, output, b, oy, group, block, start, end, pixels: 6, blocks: 2)
+                default: directRow(frozen, input, output, b, oy, group, block, start, end, pixels: 8, blocks: 1)
+                }
+            } else {
+                let block = fullChunks * chunkWidth + (inGroup - fullChunks)
+                directRow(frozen, input, output, b, oy, group, block, start, end, pixels: 8, blocks: 1)
+            }
+        }
+    }
+}
+
+/// One output row segment `ox ∈ start..<end` for channel blocks `block..<block+blocks` of `group`.
+@inline(__always)
+private func directRow(_ g: ConvGeometry, _ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>,
+                       _ b: Int, _ oy: Int, _ group: Int, _ block: Int, _ start: Int, _ end: Int,
+                       pixels: Int, blocks: Int) {
+    var ox = start
+    switch (pixels, blocks) {
+    case (4, 4):
+        while ox &+ 4 <= end { directTile(g, input, output, b, oy, ox, group, block, Tile<4, 4>.self); ox &+= 4 }
+        while ox < end { directTile(g, input, output, b, oy, ox, group, block, Tile<1, 4>.self); ox &+= 1 }
+    case (6, 2):
+        while ox &+ 6 <= end { directTile(g, input, output, b, oy, ox, group, block, Tile<6, 2>.self); ox &+= 6 }
+        while ox < end { directTile(g, input, output, b, oy, ox, group, block, Tile<1, 2>.self); ox &+= 1 }
+    default:
+        while ox &+ 8 <= end { directTile(g, input, output, b, oy, ox, group, block, Tile<8, 1>.self); ox &+= 8 }
+        while ox &+ 4 <= end { directTile(g, input, output, b, oy, ox, group, block, Tile<4, 1>.self); ox &+= 4 }
+        while ox < end { directTile(g, input, output, b, oy, ox, group, block, Tile<1, 1>.self); ox &+= 1 }
+    }
+}
+
+/// A compile-time tile size: `P` output pixels × `B` blocks of 16 output channels.
+enum Tile<let P: Int, let B: Int> {}
+
+/// Computes output pixels `ox ..< ox+P` of row `oy` (batch `b`) for blocks `block ..< block+B`.
+@inline(__always)
+private func directTile<let P: Int, let B: Int>(_ g: ConvGeometry, _ input: UnsafePointer<Float>,
+                                                _ output: UnsafeMutablePointer<Float>, _ b: Int, _ oy: Int,
+                                                _ ox: Int, _ group: Int, _ block: Int, _: Tile<P, B>.Type) {
+    let packed = g.packed
+    let cinG = packed.inputChannelsPerGroup
+    let blockStride = packed.blockStride
+    let firstBlock = group &* packed.blocksPerGroup &+ block
+    let weightBase = UnsafePointer(packed.weights.pointer) + (firstBlock &* blockStride)
+    let biasBase = UnsafePointer(packed.bias.pointer) + (firstBlock &* vectorWidth)
+    var acc = InlineArray<P, InlineArray<B, Vector>>(repeating: InlineArray<B, Vector>(repeating: Vector()))
+    for p in 0 ..< P {
+        for k in 0 ..< B { acc[p][k] = loadVector(biasBase + (k &* vectorWidth)) }
+    }
+    let zero = UnsafePointer(packed.zeroRow.pointer)
+    let ix0 = ox &* g.strideX &- g.padLeft
+    let interior = ix0 >= 0 && ix0 &+ (P &- 1) &* g.strideX &+ (g.kernelWidth &- 1) &* g.dilationX < g.inputWidth
+    let pixelStride = g.inputChannels
+    for ky in 0 ..< g.kernelHeight {
+        let iy = oy &* g.strideY &- g.padTop &+ ky &* g.dilationY
+        if iy < 0 || iy >= g.inputHeight { continue }
+        let rowBase = input + ((b &* g.inputHeight &+ iy) &* g.inputWidth &* pixelStride &+ group &* cinG)
+        for kx in 0 ..< g.kernelWidth {
+            var sources = InlineArray<P, UnsafePointer<Float>>(repeating: zero)
+            let tapX = ix0 &+ kx &* g.dilationX
+            if interior {
+                for p in 0 ..< P { sources[p] = rowBase + ((tapX &+ p &* g.strideX) &* pixelStride) }
+            } else {
+                for p in 0 ..< P {
+                    let ix = tapX &+ p &* g.strideX
+                    if ix >= 0 && ix < g.inputWidth { sources[p] = rowBase + (ix &* pixelStride) }
+                }
+            }
+            let tapWeights = weightBase + ((ky &* g.kernelWidth &+ kx) &* cinG &* vectorWidth)
+            for ci in 0 ..< cinG {
+                let w = tapWeights + (ci &* vectorWidth)
+                for k in 0 ..< B {
+                    let weight = loadVector(w + (k &* blockStride))
+                    for p in 0 ..< P {
+                        acc[p][k] = acc[p][k].addingProduct(Vector(repeating: sources[p][ci]), weight)
+                    }
+                }
+            }
+        }
+    }
+    let cpg = packed.outputChannelsPerGroup
+    let outBase = output + ((b &* g.outputHeight &+ oy) &* g.outputWidth &+ ox) &* g.outputChannels
+        + (group &* cpg &+ block &* vectorWidth)
+    let activation = g.activation
+    for k in 0 ..< B {
+        let lanes = min(vectorWidth, cpg &- (block &+ k) &* vectorWidth)
+        for p in 0 ..< P {
+            storeVector(activation.apply(acc[p][k]), outBase + (p &* g.outputChannels &+ k &* vectorWidth), lanes: lanes)
+        }
+    }
+}

@@ -1,0 +1,110 @@
+/// A binary element-wise op (`add`, `mul`, `sub` in `lift.graph/1`) with optional fused activation.
+///
+/// `b` has the shape of `a`, or `[N, 1, 1, C]` / `[1, 1, 1, C]` broadcast over H and W (the
+/// squeeze-and-excite pattern). The output has `a`'s shape and may be `a` itself (in place).
+public enum BinaryOp: String, Hashable, Sendable, CaseIterable {
+    /// a + b.
+    case add
+    /// a · b.
+    case mul
+    /// a − b.
+    case sub
+
+    /// True when `b` can be combined with `a`: same shape, or `[N|1, 1, 1, C]`.
+    public static func canBroadcast(_ a: TensorShape, _ b: TensorShape) -> Bool {
+        a == b || (b.h == 1 && b.w == 1 && b.c == a.c && (b.n == a.n || b.n == 1))
+    }
+
+    @inline(__always)
+    private func combine(_ x: Vector, _ y: Vector) -> Vector {
+        switch self {
+        case .add: return x + y
+        case .mul: return x * y
+        case .sub: return x - y
+        }
+    }
+
+    /// Computes `activation(a ∘ b)` into `output` (shape of `a`).
+    public func run(a: Tensor, b: Tensor, output: Tensor, activation: Activation = .none,
+                    threads: Int = Parallel.defaultThreads) {
+        let shape = a.shape
+        precondition(BinaryOp.canBroadcast(shape, b.shape), "\(rawValue): cannot combine \(shape) with \(b.shape)")
+        precondition(output.shape == shape, "\(rawValue): output shape \(output.shape) must be \(shape)")
+        precondition(output !== b || b.shape == shape, "\(rawValue): output cannot alias the broadcast operand")
+        let x = UnsafePointer(a.data), y = UnsafePointer(b.data), out = output.data, op = self
+        let broadcast = b.shape != shape, batchStride = b.shape.n == 1 ? 0 : shape.c
+        let channels = shape.c, pixels = shape.n * shape.h * shape.w, imagePixels = shape.h * shape.w
+        Parallel.forEach(count: pixels, threads: threads, minimumPerPart: max(1, (1 << 15) / max(channels, 1))) { range in
+            for pixel in range {
+                let base = pixel * channels
+                let other = broadcast ? y + (pixel / imagePixels) * batchStride : y + base
+                var c0 = 0
+                while c0 < channels {
+                    let value = activation.apply(op.combine(loadVector(x + base + c0), loadVector(other + c0)))
+                    storeVector(value, out + base + c0, lanes: min(vectorWidth, channels - c0))
+                    c0 += vectorWidth
+                }
+            }
+        }
+    }
+}
+
+/// Concatenation along channels: every input `[N, H, W, Ci]`, output `[N, H, W, ΣCi]`, in order.
+public enum Concat {
+    /// The output shape, or nil if the inputs are empty or disagree on N, H or W.
+    public static func outputShape(for shapes: [TensorShape]) -> TensorShape? {
+        guard let first = shapes.first,
+              shapes.allSatisfy({ $0.n == first.n && $0.h == first.h && $0.w == first.w }) else { return nil }
+        return TensorShape(n: first.n, h: first.h, w: first.w, c: shapes.reduce(0) { $0 + $1.c })
+    }
+
+    /// Copies `inputs` side by side into `output`'s channels.
+    public static func run(inputs: [Tensor], output: Tensor, threads: Int = Parallel.defaultThreads) {
+        let shapes = inputs.map(\.shape)
+        precondition(outputShape(for: shapes) == output.shape, "concat of \(shapes) cannot fill \(output.shape)")
+        precondition(!inputs.contains { $0 === output }, "concat cannot run in place")
+        let total = output.shape.c, pixels = output.count / max(total, 1), destination = output.data
+        inputs.withUnsafeBufferPointer { tensors in
+            Parallel.forEach(count: pixels, threads: threads, minimumPerPart: max(1, (1 << 15) / max(total, 1))) { range in
+                for pixel in range {
+                    var offset = 0
+                    for tensor in tensors {
+                        let c = tensor.shape.c
+                        (destination + pixel * total + offset).update(from: tensor.data + pixel * c, count: c)
+                        offset += c
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Constant padding of H and W (`pad` in `lift.graph/1`).
+public enum Pad {
+    /// `[N, H + top + bottom, W + left + right, C]`.
+    public static func outputShape(for shape: TensorShape, padding: Padding) -> TensorShape {
+        TensorShape(n: shape.n, h: shape.h + padding.top + padding.bottom, w: shape.w + padding.left + padding.right, c: shape.c)
+    }
+
+    /// Copies `input` into the middle of `output` and fills the border with `value`.
+    public static func run(input: Tensor, output: Tensor, padding: Padding, value: Float = 0,
+                           threads: Int = Parallel.defaultThreads) {
+        let shape = input.shape, outShape = outputShape(for: shape, padding: padding)
+        precondition(output.shape == outShape, "pad output shape \(output.shape) must be \(outShape)")
+        precondition(input !== output, "pad cannot run in place")
+        let source = UnsafePointer(input.data), destination = output.data, c = shape.c
+        Parallel.forEach(count: outShape.n * outShape.h, threads: threads) { rows in
+            for row in rows {
+                let b = row / outShape.h, y = row % outShape.h - padding.top
+                let out = destination + row * outShape.w * c
+                guard y >= 0 && y < shape.h else {
+                    out.update(repeating: value, count: outShape.w * c)
+                    continue
+                }
+                out.update(repeating: value, count: padding.left * c)
+                (out + padding.left * c).update(from: source + (b * shape.h + y) * shape.w * c, count: shape.w * c)
+                (out + (padding.left + shape.w) * c).update(repeating: value, count: padding.right * c)
+            }
+        }
+    }
+}

@@ -1,0 +1,53 @@
+/// The SIMD helpers every kernel uses: 16-wide Float vectors loaded from and stored to raw floats.
+typealias Vector = SIMD16<Float>
+
+/// Lanes in a `Vector`; channel blocks in packed weights are this wide.
+let vectorWidth = 16
+
+/// Loads 16 consecutive floats (no alignment needed).
+@inline(__always)
+func loadVector(_ pointer: UnsafePointer<Float>) -> Vector {
+    UnsafeRawPointer(pointer).loadUnaligned(as: Vector.self)
+}
+
+/// Stores 16 consecutive floats (no alignment needed).
+@inline(__always)
+func storeVector(_ value: Vector, _ pointer: UnsafeMutablePointer<Float>) {
+    UnsafeMutableRawPointer(pointer).storeBytes(of: value, as: Vector.self)
+}
+
+/// Stores the first `lanes` (1…16) lanes of `value`.
+@inline(__always)
+func storeVector(_ value: Vector, _ pointer: UnsafeMutablePointer<Float>, lanes: Int) {
+    if lanes == vectorWidth {
+        storeVector(value, pointer)
+    } else {
+        for lane in 0 ..< lanes { pointer[lane] = value[lane] }
+    }
+}
+
+/// `value` rounded up to a multiple of 16.
+@inline(__always)
+func roundUpToVector(_ value: Int) -> Int { (value + vectorWidth - 1) / vectorWidth * vectorWidth }
+
+/// A 64-byte aligned, zero-filled float buffer owned by a kernel object (packed weights, zero rows).
+final class AlignedBuffer: @unchecked Sendable {
+    /// The floats; `count + 16` are allocated so a vector load may start at any element.
+    let pointer: UnsafeMutablePointer<Float>
+    /// Usable floats.
+    let count: Int
+
+    init(count: Int) {
+        self.count = count
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: (count + vectorWidth) * 4, alignment: 64)
+        pointer = raw.initializeMemory(as: Float.self, repeating: 0, count: count + vectorWidth)
+    }
+
+    deinit { pointer.deallocate() }
+}
+
+/// Lane-wise maximum.
+@inline(__always)
+func pointwiseMax(_ a: Vector, _ b: Vector) -> Vector {
+    a.replacing(with: b, where: b .> a)
+}

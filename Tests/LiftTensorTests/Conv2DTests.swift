@@ -1,0 +1,104 @@
+import LiftTensor
+import Testing
+import TestSupport
+
+/// One convolution case: input `[n, h, w, cin]`, `cout` outputs, and its parameters.
+struct ConvCase: CustomStringConvertible, Sendable {
+    var name: String
+    var n = 1, h: Int, w: Int, cin: Int, cout: Int
+    var parameters: Conv2DParameters
+    var description: String { name }
+}
+
+let convCases: [ConvCase] = [
+    ConvCase(name: "3x3 16→16 same", h: 11, w: 13, cin: 16, cout: 16,
+             parameters: .init(kernelHeight: 3, kernelWidth: 3, padding: .same, activation: .relu)),
+    ConvCase(name: "3x3 64→16 pad 1", h: 9, w: 10, cin: 64, cout: 16,
+             parameters: .init(kernelHeight: 3, kernelWidth: 3, padding: .explicit(.init(top: 1, left: 1, bottom: 1, right: 1)))),
+    ConvCase(name: "3x3 16→16 dilation 2", h: 12, w: 9, cin: 16, cout: 16,
+             parameters: .init(kernelHeight: 3, kernelWidth: 3, dilationY: 2, dilationX: 2, padding: .explicit(.init(top: 2, left: 2, bottom: 2, right: 2)))),
+    ConvCase(name: "3x3 16→16 dilation 4", h: 10, w: 10, cin: 16, cout: 16,
+             parameters: .init(kernelHeight: 3, kernelWidth: 3, dilationY: 4, dilationX: 4, padding: .explicit(.init(top: 4, left: 4, bottom: 4, right: 4)), activation: .relu)),
+    ConvCase(name: "3x3 32→16 dilation 8 on 5×6", h: 5, w: 6, cin: 32, cout: 16,
+             parameters: .init(kernelHeight: 3, kernelWidth: 3, dilationY: 8, dilationX: 8, padding: .explicit(.init(top: 8, left: 8, bottom: 8, right: 8)))),
+    ConvCase(name: "3x3 3→5 stride 2 asymmetric same", h: 16, w: 15, cin: 3, cout: 5,
+             parameters: .init(kernelHeight: 3, kernelWidth: 3, strideY: 2, strideX: 2, padding: .same, activation: .hardswish)),
+    ConvCase(name: "5x5 7→9 padding 3 on 1×1", h: 1, w: 1, cin: 7, cout: 9,
+             parameters: .init(kernelHeight: 5, kernelWidth: 5, padding: .explicit(.init(top: 3, left: 3, bottom: 3, right: 3)), activation: .sigmoid)),
+    ConvCase(name: "3x3 12→20 on 1×17", h: 1, w: 17, cin: 12, cout: 20,
+             parameters: .init(kernelHeight: 3, kernelWidth: 3, padding: .same, activation: .relu6)),
+    ConvCase(name: "7x7 3→18 stride 2 pad 3", n: 2, h: 13, w: 14, cin: 3, cout: 18,
+             parameters: .init(kernelHeight: 7, kernelWidth: 7, strideY: 2, strideX: 2, padding: .explicit(.init(top: 3, left: 3, bottom: 3, right: 3)))),
+    ConvCase(name: "1x1 24→70 pointwise", n: 2, h: 7, w: 9, cin: 24, cout: 70,
+             parameters: .init(kernelHeight: 1, kernelWidth: 1, activation: .relu)),
+    ConvCase(name: "1x1 64→64 stride 2", h: 9, w: 9, cin: 64, cout: 64,
+             parameters: .init(kernelHeight: 1, kernelWidth: 1, strideY: 2, strideX: 2)),
+    ConvCase(name: "3x3 48→40 asymmetric explicit", h: 8, w: 11, cin: 48, cout: 40,
+             parameters: .init(kernelHeight: 3, kernelWidth: 3, padding: .explicit(.init(top: 0, left: 2, bottom: 3, right: 1)))),
+    ConvCase(name: "3x5 grouped 2", h: 7, w: 8, cin: 10, cout: 6,
+             parameters: .init(kernelHeight: 3, kernelWidth: 5, padding: .same, groups: 2)),
+    ConvCase(name: "depthwise 3x3 24", h: 9, w: 20, cin: 24, cout: 24,
+             parameters: .init(kernelHeight: 3, kernelWidth: 3, padding: .same, groups: 24, activation: .relu)),
+    ConvCase(name: "depthwise 3x3 16 stride 2 same", h: 12, w: 19, cin: 16, cout: 16,
+             parameters: .init(kernelHeight: 3, kernelWidth: 3, strideY: 2, strideX: 2, padding: .same, groups: 16)),
+    ConvCase(name: "depthwise 5x5 72 stride 2 same", n: 2, h: 10, w: 21, cin: 72, cout: 72,
+             parameters: .init(kernelHeight: 5, kernelWidth: 5, strideY: 2, strideX: 2, padding: .same, groups: 72, activation: .hardswish)),
+    ConvCase(name: "depthwise 3x3 dilation 2 on 1×30", h: 1, w: 30, cin: 5, cout: 5,
+             parameters: .init(kernelHeight: 3, kernelWidth: 3, dilationY: 2, dilationX: 2, padding: .same, groups: 5)),
+    ConvCase(name: "depthwise 7x1 33", h: 9, w: 12, cin: 33, cout: 33,
+             parameters: .init(kernelHeight: 7, kernelWidth: 1, padding: .explicit(.init(top: 4, left: 0, bottom: 2, right: 0)), groups: 33)),
+]
+
+/// Tolerance for every convolution: inputs in ±1, weights in ±1/√fan-in, so sums are O(1) and
+/// Float32 accumulation over ≤ 1,600 terms stays well below 1e-4 of the Double reference.
+let convTolerance: Float = 1e-4
+
+private func makeConv(_ c: ConvCase, seed: UInt64) -> (Conv2D, Tensor, [Float], [Float]) {
+    var values = SeededValues(seed: seed)
+    let cinG = c.cin / c.parameters.groups
+    let fanIn = Float(c.parameters.kernelHeight * c.parameters.kernelWidth * cinG)
+    let weights = values.array(c.cout * c.parameters.kernelHeight * c.parameters.kernelWidth * cinG, scale: 1 / fanIn.squareRoot())
+    let bias = values.array(c.cout, scale: 0.5)
+    let conv = Conv2D(weights: weights, bias: bias, inputChannels: c.cin, outputChannels: c.cout, parameters: c.parameters)
+    return (conv, values.tensor(c.n, c.h, c.w, c.cin), weights, bias)
+}
+
+@Test(arguments: convCases)
+func conv2DMatchesReference(_ c: ConvCase) throws {
+    let (conv, input, weights, bias) = makeConv(c, seed: 7)
+    let expected = ReferenceKernels.conv2d(input: input, weights: weights, bias: bias, outputChannels: c.cout, parameters: c.parameters)
+    let shape = try #require(conv.outputShape(for: input.shape))
+    #expect(shape == expected.shape)
+    let output = Tensor(shape: shape)
+    conv.run(input: input, output: output, threads: 2)
+    #expect(maxAbsDifference(output, expected) <= convTolerance)
+}
+
+@Test(arguments: convCases)
+func conv2DIsBitIdenticalAcrossThreadCounts(_ c: ConvCase) throws {
+    let (conv, input, _, _) = makeConv(c, seed: 11)
+    let shape = try #require(conv.outputShape(for: input.shape))
+    let one = Tensor(shape: shape), many = Tensor(shape: shape)
+    conv.run(input: input, output: one, threads: 1)
+    conv.run(input: input, output: many, threads: 3)
+    #expect(bitIdentical(one, many))
+    // A second run into the same buffer gives the same bits (no state carried between runs).
+    conv.run(input: input, output: many, threads: 2)
+    #expect(bitIdentical(one, many))
+}
+
+@Test func conv2DRejectsWrongChannelsAndTooSmallInputs() {
+    let conv = Conv2D(weights: [Float](repeating: 0.5, count: 4 * 9 * 3), bias: nil, inputChannels: 3, outputChannels: 4,
+                      parameters: .init(kernelHeight: 3, kernelWidth: 3))
+    #expect(conv.outputShape(for: TensorShape(n: 1, h: 8, w: 8, c: 2)) == nil)
+    #expect(conv.outputShape(for: TensorShape(n: 1, h: 2, w: 8, c: 3)) == nil)
+    #expect(conv.outputShape(for: TensorShape(n: 1, h: 3, w: 8, c: 3)) == TensorShape(n: 1, h: 1, w: 6, c: 4))
+}
+
+@Test func samePaddingPutsTheSmallerHalfFirst() {
+    // in 16, k 3, stride 2: out 8, total = 7·2 + 3 − 16 = 1 → (0, 1).
+    #expect(Padding.sameAxis(input: 16, kernel: 3, stride: 2, dilation: 1) == (0, 1))
+    #expect(Padding.sameAxis(input: 15, kernel: 3, stride: 2, dilation: 1) == (1, 1))
+    #expect(Padding.sameAxis(input: 10, kernel: 3, stride: 1, dilation: 4) == (4, 4))
+    #expect(Padding.sameAxis(input: 10, kernel: 1, stride: 3, dilation: 1) == (0, 0))
+}

@@ -1,0 +1,37 @@
+import LiftTensor
+
+/// A seeded xorshift generator, so every test input is the same on every run.
+struct SeededValues {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed &* 0x9E37_79B9_7F4A_7C15 | 1 }
+
+    /// A float uniformly in `-scale ... scale`.
+    mutating func next(scale: Float = 1) -> Float {
+        state ^= state << 13
+        state ^= state >> 7
+        state ^= state << 17
+        return (Float(state >> 40) / Float(1 << 24) * 2 - 1) * scale
+    }
+
+    mutating func array(_ count: Int, scale: Float = 1) -> [Float] {
+        (0 ..< count).map { _ in next(scale: scale) }
+    }
+
+    mutating func tensor(_ n: Int, _ h: Int, _ w: Int, _ c: Int, scale: Float = 1) -> Tensor {
+        Tensor(shape: TensorShape(n: n, h: h, w: w, c: c), values: array(n * h * w * c, scale: scale))
+    }
+}
+
+/// The largest |a − b| over two tensors of the same shape (∞ when the shapes differ).
+func maxAbsDifference(_ a: Tensor, _ b: Tensor) -> Float {
+    guard a.shape == b.shape else { return .infinity }
+    var worst: Float = 0
+    for i in 0 ..< a.count { worst = max(worst, abs(a.data[i] - b.data[i])) }
+    return worst
+}
+
+/// True when both tensors have the same shape and bit-identical elements.
+func bitIdentical(_ a: Tensor, _ b: Tensor) -> Bool {
+    a.shape == b.shape && (0 ..< a.count).allSatisfy { a.data[$0].bitPattern == b.data[$0].bitPattern }
+}
