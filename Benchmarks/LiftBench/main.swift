@@ -1,5 +1,11 @@
-// lift-bench: Lift's benchmarks (always `swift run -c release lift-bench ...`). Placeholder.
+// lift-bench: Lift's benchmarks (always `swift run -c release lift-bench SUBCOMMAND ...`).
 import Foundation
 import Lift
 
-print("lift-bench: no benchmarks yet")
+let benchArguments = Array(CommandLine.arguments.dropFirst())
+switch benchArguments.first {
+case "model": runModelBench(Array(benchArguments.dropFirst()))
+default:
+    print("usage: lift-bench model [--size 320] [--runs 10] [--threads 1,2]")
+    exit(2)
+}

@@ -1,0 +1,131 @@
+import Foundation
+import Lift
+import LiftTensor
+
+/// `lift-bench model [--size 320] [--runs 10] [--threads 1,2] [--work Benchmarks/.work]`:
+/// U²-Net-small (random seeded weights) in Lift and in onnxruntime on the same input, same threads.
+///
+/// The model is generated on first use by `Tools/u2net_small.py` into the ignored work folder (never
+/// into `Weights/`), as `.safetensors` for Lift and `.onnx` for onnxruntime. The peer runs in
+/// `Benchmarks/model_peer.py` with `$LIFT_PYTHON` (default `/work/venv/bin/python`, else `python3`).
+/// Prints, per thread count, the median milliseconds of both, Lift / onnxruntime, Lift's GFLOP/s
+/// (convolutions by the explicit formula) and the max |Δ| between the two outputs. `--profile`
+/// also prints Lift's time per kind of operation (one run per thread count).
+func runModelBench(_ arguments: [String]) {
+    var size = 320, runs = 10, threads = [1, 2], work = "Benchmarks/.work", profile = false
+    var index = 0
+    while index < arguments.count {
+        let value = index + 1 < arguments.count ? arguments[index + 1] : ""
+        switch arguments[index] {
+        case "--size": size = Int(value) ?? size
+        case "--runs": runs = max(Int(value) ?? runs, 1)
+        case "--threads": threads = value.split(separator: ",").compactMap { Int($0) }
+        case "--work": work = value
+        case "--profile":
+            profile = true
+            index -= 1
+        default:
+            print("usage: lift-bench model [--size 320] [--runs 10] [--threads 1,2] [--work Benchmarks/.work] [--profile]")
+            exit(2)
+        }
+        index += 2
+    }
+    do {
+        try benchmarkU2NetSmall(size: size, runs: runs, threads: threads, work: work, profile: profile)
+    } catch {
+        print("lift-bench model: \(error)")
+        exit(1)
+    }
+}
+
+/// The Python interpreter for tools and peers.
+private var python: String {
+    if let chosen = ProcessInfo.processInfo.environment["LIFT_PYTHON"] { return chosen }
+    return FileManager.default.isExecutableFile(atPath: "/work/venv/bin/python") ? "/work/venv/bin/python" : "python3"
+}
+
+/// Runs `python arguments…` and returns its standard output; throws if it fails.
+private func runPython(_ arguments: [String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [python] + arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+        throw BenchError(message: "\(python) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
+    }
+    return String(decoding: data, as: UTF8.self)
+}
+
+private struct BenchError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
+
+/// Median of `values` (non-empty).
+private func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+}
+
+private func readFloats(_ path: String) throws -> [Float] {
+    let data = try Data(contentsOf: URL(fileURLWithPath: path))
+    return data.withUnsafeBytes { raw in
+        (0 ..< data.count / 4).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))) }
+    }
+}
+
+private func benchmarkU2NetSmall(size: Int, runs: Int, threads: [Int], work: String, profile: Bool) throws {
+    let prefix = "\(work)/u2net_small_\(size)"
+    if !FileManager.default.fileExists(atPath: prefix + ".onnx") || !FileManager.default.fileExists(atPath: prefix + ".safetensors") {
+        print("generating \(prefix).{safetensors,onnx} with Tools/u2net_small.py …")
+        _ = try runPython(["Tools/u2net_small.py", "--size", String(size), "--out", prefix])
+    }
+    let model = try Model(contentsOf: URL(fileURLWithPath: prefix + ".safetensors"))
+    let shape = TensorShape(n: 1, h: size, w: size, c: 3)
+    let input = Tensor(shape: shape, values: try readFloats(prefix + ".input.f32"))
+    let output = Tensor(shape: try model.outputShape(forInput: shape))
+    let flops = Double(try model.convolutionFLOPs(forInput: shape))
+    print("U²-Net-small \(size)×\(size), \(String(format: "%.2f", flops / 1e9)) GFLOP (convolutions), median of \(runs) runs")
+    print("threads | Lift ms | onnxruntime ms | Lift/ORT | Lift GFLOP/s | max |Δ| vs ORT")
+    for count in threads {
+        for _ in 0 ..< 2 { try model.run(input, into: output, threads: count) }
+        var times: [Double] = []
+        for _ in 0 ..< runs {
+            let start = DispatchTime.now().uptimeNanoseconds
+            try model.run(input, into: output, threads: count)
+            times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+        }
+        let lift = median(times)
+        let peerOutput = "\(prefix).ort\(count).f32"
+        let report = try runPython(["Benchmarks/model_peer.py", "--onnx", prefix + ".onnx", "--input", prefix + ".input.f32",
+                                    "--size", String(size), "--threads", String(count), "--runs", String(runs),
+                                    "--output", peerOutput])
+        guard let line = report.split(separator: "\n").last,
+              let fields = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+              let peer = fields["median_ms"] as? Double
+        else { throw BenchError(message: "model_peer.py printed no result: \(report)") }
+        let reference = try readFloats(peerOutput)
+        let difference = zip(output.toArray(), reference).reduce(Float(0)) { max($0, abs($1.0 - $1.1)) }
+        print(String(format: "%7d | %7.1f | %14.1f | %8.2f | %12.1f | %.2e", count, lift, peer, lift / peer,
+                     flops / lift / 1e6, difference))
+    }
+    if profile {
+        for count in threads { printProfile(try model.profile(input, threads: count), threads: count) }
+    }
+}
+
+/// Lift's time per kind of operation, largest first.
+private func printProfile(_ timings: [Model.OperationTiming], threads: Int) {
+    var byKind: [String: (seconds: Double, count: Int)] = [:]
+    for timing in timings { byKind[timing.kind, default: (0, 0)].seconds += timing.seconds; byKind[timing.kind, default: (0, 0)].count += 1 }
+    let total = timings.reduce(0) { $0 + $1.seconds }
+    print("profile, \(threads) thread(s), \(String(format: "%.1f", total * 1000)) ms:")
+    for (kind, entry) in byKind.sorted(by: { $0.value.seconds > $1.value.seconds }) {
+        let label = kind.padding(toLength: max(kind.count, 24), withPad: " ", startingAt: 0)
+        print("  " + label + String(format: " %3d× %8.2f ms %5.1f %%", entry.count, entry.seconds * 1000, entry.seconds / total * 100))
+    }
+}

@@ -1,0 +1,55 @@
+"""Times a whole model in onnxruntime (the peer of `lift-bench model`) on the same input, same threads.
+
+    python Benchmarks/model_peer.py --onnx M.onnx --input M.input.f32 --size 320 --threads 2 --runs 10 \
+        [--output out.f32]
+
+The input is the raw little-endian float32 NHWC file Lift reads; it is transposed to NCHW for the
+ONNX model. Prints one JSON line: {"runtime", "threads", "runs", "median_ms", "min_ms"}; with
+--output, writes the first output as raw NHWC float32 for a parity check.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+
+import numpy as np
+import onnxruntime as ort
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--onnx", required=True)
+    ap.add_argument("--input", required=True)
+    ap.add_argument("--size", type=int, required=True, help="input height and width")
+    ap.add_argument("--channels", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--output")
+    args = ap.parse_args()
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = args.threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    session = ort.InferenceSession(args.onnx, options, providers=["CPUExecutionProvider"])
+    nhwc = np.fromfile(args.input, dtype="<f4").reshape(1, args.size, args.size, args.channels)
+    feed = {session.get_inputs()[0].name: np.ascontiguousarray(nhwc.transpose(0, 3, 1, 2))}
+    for _ in range(args.warmup):
+        out = session.run(None, feed)
+    times = []
+    for _ in range(args.runs):
+        start = time.perf_counter()
+        out = session.run(None, feed)
+        times.append((time.perf_counter() - start) * 1000)
+    if args.output:
+        np.ascontiguousarray(out[0].transpose(0, 2, 3, 1)).astype("<f4").tofile(args.output)
+    print(json.dumps({"runtime": f"onnxruntime {ort.__version__}", "threads": args.threads, "runs": args.runs,
+                      "median_ms": statistics.median(times), "min_ms": min(times)}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,82 @@
+import LiftTensor
+
+/// Where every value of one graph run lives, for one input shape.
+///
+/// Values are assigned to a small set of reusable buffers ("slots") by liveness: a value takes a slot
+/// when it is written (the graph input before the first step) and frees it after its last reader,
+/// so values whose lifetimes do not overlap share memory. The slot tensors and each step's list of
+/// input tensors are made once per plan (reusing a previous plan's tensors where large enough), so
+/// running again at the same input size allocates no buffers.
+struct ExecutionPlan {
+    /// The input shape this plan was made for.
+    let inputShape: TensorShape
+    /// Shape of every value by id (values no step writes are empty).
+    let shapes: [TensorShape]
+    /// The tensor holding the graph input (the caller's input is copied here).
+    let input: Tensor
+    /// Per step: the tensors it reads, in order.
+    let stepInputs: [[Tensor]]
+    /// Per step: the tensor it writes.
+    let stepOutputs: [Tensor]
+    /// The tensors holding the graph outputs, in `Program.outputs` order.
+    let outputs: [Tensor]
+    /// Every slot tensor (for reuse by the next plan).
+    let slots: [Tensor]
+    /// How many tensors this plan had to allocate (0 when every slot was reused).
+    let allocatedTensors: Int
+
+    /// Plans `program` for `inputShape`, taking tensors from `previous` where their capacity suffices.
+    init(program: Program, inputShape: TensorShape, limits: WeightLimits, reusing previous: [Tensor] = []) throws {
+        let shapes = try program.inferShapes(input: inputShape, limits: limits)
+        var lastRead = [Int](repeating: -1, count: shapes.count)
+        for (index, step) in program.steps.enumerated() { for value in step.inputs { lastRead[value] = index } }
+        for value in program.outputs { lastRead[value] = Int.max }
+
+        var slotOfValue = [Int](repeating: -1, count: shapes.count)
+        var capacities: [Int] = []
+        var free: [Int] = []
+        func take(_ value: Int) {
+            let need = max(shapes[value].count, 1)
+            // Best fit: the smallest free slot that is large enough, else grow the largest free one.
+            let fitting = free.indices.filter { capacities[free[$0]] >= need }
+            let pick = fitting.min { capacities[free[$0]] < capacities[free[$1]] }
+                ?? free.indices.max { capacities[free[$0]] < capacities[free[$1]] }
+            if let pick {
+                slotOfValue[value] = free.remove(at: pick)
+                capacities[slotOfValue[value]] = max(capacities[slotOfValue[value]], need)
+            } else {
+                slotOfValue[value] = capacities.count
+                capacities.append(need)
+            }
+        }
+        take(0)
+        for (index, step) in program.steps.enumerated() {
+            take(step.output)
+            // Values die after their last reader; a value nothing reads dies at once.
+            for value in Set(step.inputs + [step.output]) where lastRead[value] <= index {
+                free.append(slotOfValue[value])
+            }
+        }
+
+        var pool = previous
+        var allocated = 0
+        let slots = capacities.map { capacity -> Tensor in
+            if let reuse = pool.indices.filter({ pool[$0].capacity >= capacity }).min(by: { pool[$0].capacity < pool[$1].capacity }) {
+                return pool.remove(at: reuse)
+            }
+            allocated += 1
+            return Tensor(shape: TensorShape(n: 1, h: 1, w: 1, c: capacity))
+        }
+        self.inputShape = inputShape
+        self.shapes = shapes
+        self.slots = slots
+        input = slots[slotOfValue[0]]
+        stepInputs = program.steps.map { step in step.inputs.map { slots[slotOfValue[$0]] } }
+        stepOutputs = program.steps.map { slots[slotOfValue[$0.output]] }
+        outputs = program.outputs.map { slots[slotOfValue[$0]] }
+        allocatedTensors = allocated
+    }
+
+    /// Total Float32 elements held by the slots (the plan's activation memory).
+    var elementCount: Int { slots.reduce(0) { $0 + $1.capacity } }
+}

@@ -1,0 +1,194 @@
+import Foundation
+import LiftTensor
+
+/// A `lift.graph/1` model loaded from a `.safetensors` file, ready to run (see GRAPH-FORMAT.md).
+///
+/// Loading validates the file and the graph, fuses standalone activations into the convolution or
+/// element-wise op before them, packs every convolution's weights once, and checks shapes at the
+/// declared input size. `run` plans buffers by liveness the first time it sees an input size and
+/// reuses them afterwards: a second run at the same size allocates no tensors.
+///
+/// ```swift
+/// let model = try Model(contentsOf: url)
+/// let mask = try model.run(image)            // image: Tensor [1, H, W, C], mask: first graph output
+/// ```
+/// A `Model` may be shared between threads; runs are serialised by a lock.
+public final class Model: @unchecked Sendable {
+    /// The graph input's declared size: `[1, height, width, channels]`, nil where any size is accepted.
+    public struct InputShape: Sendable, Equatable {
+        /// Name of the graph input.
+        public let name: String
+        /// Rows, or nil when the graph accepts any height.
+        public let height: Int?
+        /// Columns, or nil when the graph accepts any width.
+        public let width: Int?
+        /// Channels.
+        public let channels: Int
+
+        /// A declared input `[1, height, width, channels]` (nil: any size).
+        public init(name: String, height: Int?, width: Int?, channels: Int) {
+            self.name = name
+            self.height = height
+            self.width = width
+            self.channels = channels
+        }
+    }
+
+    /// The file's `__metadata__` (`lift.graph`, `lift.input`, `lift.provenance`, …).
+    public let metadata: [String: String]
+    /// The declared input size.
+    public let inputShape: InputShape
+    /// Names of the graph outputs; `run` returns the first.
+    public let outputNames: [String]
+    /// The limits the model was loaded with; they also bound the sizes `run` accepts.
+    public let limits: WeightLimits
+
+    private let program: Program
+    private let lock = NSLock()
+    private var plan: ExecutionPlan?
+    private var allocated = 0
+
+    /// Reads, validates and prepares the model file at `url`.
+    /// - Throws: `SafeTensorsError` for a malformed file, `GraphError` for a malformed graph.
+    public convenience init(contentsOf url: URL, limits: WeightLimits = .default) throws {
+        try self.init(weights: try SafeTensors(contentsOf: url, limits: limits), limits: limits)
+    }
+
+    /// Prepares a model from the bytes of a `.safetensors` file.
+    public convenience init(bytes: [UInt8], limits: WeightLimits = .default) throws {
+        try self.init(weights: try SafeTensors(bytes: bytes, limits: limits), limits: limits)
+    }
+
+    /// Prepares a model from an already validated weight file.
+    public init(weights: SafeTensors, limits: WeightLimits = .default) throws {
+        let graph = try Graph(weights: weights, limits: limits)
+        program = Program(graph: graph)
+        metadata = weights.metadata
+        inputShape = InputShape(name: graph.input.name, height: graph.input.height, width: graph.input.width,
+                                channels: graph.input.channels)
+        outputNames = graph.outputs.map { graph.valueNames[$0] }
+        self.limits = limits
+        // Check every node's shapes once at the declared size (256 for a size left open).
+        let probe = TensorShape(n: 1, h: graph.input.height ?? 256, w: graph.input.width ?? 256, c: graph.input.channels)
+        _ = try program.inferShapes(input: probe, limits: limits)
+    }
+
+    /// The shape of the first output for an input of `shape`.
+    /// - Throws: `GraphError` when the model cannot take that input.
+    public func outputShape(forInput shape: TensorShape) throws -> TensorShape {
+        try program.inferShapes(input: shape, limits: limits)[program.outputs[0]]
+    }
+
+    /// Runs the model on `input` (NHWC `[1, H, W, C]`) and returns a new tensor holding the first output.
+    /// - Parameter threads: parallel parts per kernel (results do not depend on it).
+    /// - Throws: `GraphError.inputShapeMismatch` or `.shapeMismatch` when the input does not fit.
+    public func run(_ input: Tensor, threads: Int = Parallel.defaultThreads) throws -> Tensor {
+        lock.lock()
+        defer { lock.unlock() }
+        let result = try execute(input, threads: threads)
+        let output = Tensor(shape: result.shape)
+        output.data.update(from: result.data, count: result.count)
+        return output
+    }
+
+    /// Runs the model on `input` and writes the first output into `output`, which must already have
+    /// the output shape (`outputShape(forInput:)`). Allocates nothing once the input size is planned.
+    public func run(_ input: Tensor, into output: Tensor, threads: Int = Parallel.defaultThreads) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        let result = try execute(input, threads: threads)
+        guard output.shape == result.shape else {
+            throw GraphError.shapeMismatch(node: outputNames[0], reason: "the output tensor has shape \(output.shape), the model writes \(result.shape)")
+        }
+        output.data.update(from: result.data, count: result.count)
+    }
+
+    /// Floating-point operations of the convolutions for an input of `shape`, by the explicit formula
+    /// 2·N·Ho·Wo·Cout·(Cin/groups)·Kh·Kw (transposed: 2·N·H·W·Cin·Cout·Kh·Kw); other ops are not counted.
+    public func convolutionFLOPs(forInput shape: TensorShape) throws -> Int {
+        let shapes = try program.inferShapes(input: shape, limits: limits)
+        return program.steps.reduce(0) { total, step in
+            switch step.kernel {
+            case .conv(let conv):
+                let o = shapes[step.output], p = conv.parameters
+                return total + 2 * o.count * (conv.inputChannels / p.groups) * p.kernelHeight * p.kernelWidth
+            case .convTranspose(let conv):
+                return total + 2 * shapes[step.inputs[0]].count * conv.outputChannels * conv.kernelHeight * conv.kernelWidth
+            default:
+                return total
+            }
+        }
+    }
+
+    /// Operations the executor runs per inference: the graph's nodes after activation fusion.
+    public var operationCount: Int { program.steps.count }
+
+    /// Tensors the executor has allocated for activations so far (grows only when an input size
+    /// needs more memory than any earlier one).
+    public var allocatedTensorCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return allocated
+    }
+
+    /// Float32 elements of activation memory planned for the last input size (0 before the first run).
+    public var plannedElementCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return plan?.elementCount ?? 0
+    }
+
+    /// One operation's share of a profiled run.
+    public struct OperationTiming: Sendable {
+        /// The node's name in the graph.
+        public let name: String
+        /// What ran, e.g. `conv 3x3 d2 64→16`, `concat`, `resize_bilinear`.
+        public let kind: String
+        /// Output shape.
+        public let shape: TensorShape
+        /// Wall time of the operation in seconds.
+        public let seconds: Double
+    }
+
+    /// Runs the model once like `run(_:threads:)`, timing every operation (for benchmarks).
+    public func profile(_ input: Tensor, threads: Int = Parallel.defaultThreads) throws -> [OperationTiming] {
+        lock.lock()
+        defer { lock.unlock() }
+        var timings: [OperationTiming] = []
+        _ = try execute(input, threads: threads) { index, seconds, shape in
+            let step = self.program.steps[index]
+            timings.append(OperationTiming(name: step.name, kind: step.kindDescription, shape: shape, seconds: seconds))
+        }
+        return timings
+    }
+
+    /// Runs every step into the plan's buffers; returns the tensor holding the first output. Caller
+    /// holds `lock`. `observe`, if given, receives each step's index, seconds and output shape.
+    private func execute(_ input: Tensor, threads: Int,
+                         observe: ((Int, Double, TensorShape) -> Void)? = nil) throws -> Tensor {
+        let plan = try self.plan(for: input.shape)
+        plan.input.reshape(to: input.shape)
+        plan.input.data.update(from: input.data, count: input.count)
+        for (index, step) in program.steps.enumerated() {
+            let output = plan.stepOutputs[index]
+            output.reshape(to: plan.shapes[step.output])
+            if let observe {
+                let start = DispatchTime.now().uptimeNanoseconds
+                step.run(inputs: plan.stepInputs[index], output: output, threads: threads)
+                observe(index, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, output.shape)
+            } else {
+                step.run(inputs: plan.stepInputs[index], output: output, threads: threads)
+            }
+        }
+        return plan.outputs[0]
+    }
+
+    /// The plan for `shape`, made (and cached) on first use. Caller holds `lock`.
+    private func plan(for shape: TensorShape) throws -> ExecutionPlan {
+        if let plan, plan.inputShape == shape { return plan }
+        let fresh = try ExecutionPlan(program: program, inputShape: shape, limits: limits, reusing: plan?.slots ?? [])
+        allocated += fresh.allocatedTensors
+        plan = fresh
+        return fresh
+    }
+}

@@ -1,0 +1,66 @@
+import LiftTensor
+
+/// A graph ready to run: every node bound to a LiftTensor kernel, convolution weights packed once.
+struct Program {
+    /// One node: its kernel, the values it reads, the value it writes.
+    struct Step {
+        var name: String
+        var kernel: Kernel
+        var inputs: [Int]
+        var output: Int
+    }
+
+    /// A node's kernel: packed convolutions, or the parameters of a stateless kernel.
+    enum Kernel {
+        case conv(Conv2D)
+        case convTranspose(ConvTranspose2D)
+        case pool(Pool2D)
+        case globalAvgPool
+        case resize(ResizeSpec)
+        case concat
+        case binary(BinaryOp, Activation)
+        case unary(UnaryOp)
+        case pad(Padding, value: Float)
+    }
+
+    /// The graph input (value 0).
+    let input: GraphInput
+    /// Value names by id.
+    let valueNames: [String]
+    /// Graph outputs, by value id.
+    let outputs: [Int]
+    /// Steps in execution order.
+    let steps: [Step]
+
+    /// Fuses standalone activations into their producers, then packs every convolution's weights.
+    init(graph: Graph) {
+        var graph = graph
+        graph.fuseActivations()
+        input = graph.input
+        valueNames = graph.valueNames
+        outputs = graph.outputs
+        steps = graph.nodes.map { node in
+            Step(name: node.name, kernel: Self.kernel(for: node.operation), inputs: node.inputs, output: node.output)
+        }
+    }
+
+    private static func kernel(for operation: Operation) -> Kernel {
+        switch operation {
+        case .conv(let spec):
+            return .conv(Conv2D(weights: spec.weights, bias: spec.bias, inputChannels: spec.inputChannels,
+                                outputChannels: spec.outputChannels, parameters: spec.parameters))
+        case .convTranspose(let spec):
+            return .convTranspose(ConvTranspose2D(weights: spec.weights, bias: spec.bias, inputChannels: spec.inputChannels,
+                                                  outputChannels: spec.outputChannels, kernelHeight: spec.kernel.h,
+                                                  kernelWidth: spec.kernel.w, strideY: spec.stride.y, strideX: spec.stride.x,
+                                                  cropping: spec.cropping, activation: spec.activation))
+        case .pool(let pool): return .pool(pool)
+        case .globalAvgPool: return .globalAvgPool
+        case .resize(let spec): return .resize(spec)
+        case .concat: return .concat
+        case .binary(let op, let activation): return .binary(op, activation)
+        case .unary(let op): return .unary(op)
+        case .pad(let padding, let value): return .pad(padding, value: value)
+        }
+    }
+}

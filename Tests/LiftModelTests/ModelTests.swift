@@ -1,0 +1,94 @@
+import Foundation
+import LiftModel
+import LiftTensor
+import Testing
+import TestSupport
+
+/// Loads a fixture input (NHWC raw Float32) as a tensor of `shape`.
+func fixtureTensor(_ path: String, _ shape: TensorShape) throws -> Tensor {
+    Tensor(shape: shape, values: try SafeTensorsBuilder.floats(fixture: path))
+}
+
+/// Largest |a − b| over two equally long arrays.
+func maxAbsDifference(_ a: [Float], _ b: [Float]) -> Float {
+    precondition(a.count == b.count, "compared arrays differ in length: \(a.count) vs \(b.count)")
+    return zip(a, b).reduce(0) { max($0, abs($1.0 - $1.1)) }
+}
+
+@Test(arguments: [("tiny", "tiny"), ("tiny_f16", "tiny_f16")])
+func tinyGraphMatchesPyTorch(model name: String, reference: String) throws {
+    let model = try Model(contentsOf: Fixtures.url("graphs/\(name).safetensors"))
+    #expect(model.inputShape == Model.InputShape(name: "image", height: 9, width: 11, channels: 3))
+    #expect(model.outputNames == ["mask"])
+    let input = try fixtureTensor("graphs/tiny.input.f32", TensorShape(n: 1, h: 9, w: 11, c: 3))
+    let expected = try SafeTensorsBuilder.floats(fixture: "graphs/\(reference).output.f32")
+    let output = try model.run(input, threads: 1)
+    #expect(output.shape == TensorShape(n: 1, h: 9, w: 11, c: 2))
+    #expect(maxAbsDifference(output.toArray(), expected) <= 1e-5)
+}
+
+@Test func standaloneActivationsAreFusedIntoTheirProducers() throws {
+    let model = try Model(contentsOf: Fixtures.url("graphs/tiny.safetensors"))
+    let file = try SafeTensors(contentsOf: Fixtures.url("graphs/tiny.safetensors"))
+    let nodes = try #require(file.metadata["lift.graph"]?.components(separatedBy: "\"op\":").count) - 1
+    // conv1 → relu and excite → sigmoid fuse; hardswish (after pad) and the final sigmoid (after a resize) cannot.
+    #expect(nodes == 23)
+    #expect(model.operationCount == 21)
+}
+
+@Test func resultsDoNotDependOnTheThreadCount() throws {
+    let model = try Model(contentsOf: Fixtures.url("graphs/u2net_small.safetensors"))
+    let input = try fixtureTensor("graphs/u2net_small.input.f32", TensorShape(n: 1, h: 64, w: 64, c: 3))
+    let one = try model.run(input, threads: 1).toArray()
+    let two = try model.run(input, threads: 2).toArray()
+    let three = try model.run(input, threads: 3).toArray()
+    #expect(one == two && one == three)
+}
+
+@Test func u2netSmallMatchesPyTorch() throws {
+    let model = try Model(contentsOf: Fixtures.url("graphs/u2net_small.safetensors"))
+    #expect(model.inputShape == Model.InputShape(name: "image", height: nil, width: nil, channels: 3))
+    let input = try fixtureTensor("graphs/u2net_small.input.f32", TensorShape(n: 1, h: 64, w: 64, c: 3))
+    let expected = try SafeTensorsBuilder.floats(fixture: "graphs/u2net_small.output.f32")
+    let output = try model.run(input)
+    #expect(output.shape == TensorShape(n: 1, h: 64, w: 64, c: 1))
+    #expect(maxAbsDifference(output.toArray(), expected) <= 1e-4)
+}
+
+@Test func aSecondRunAtTheSameSizeAllocatesNoBuffers() throws {
+    let model = try Model(contentsOf: Fixtures.url("graphs/u2net_small.safetensors"))
+    let input = try fixtureTensor("graphs/u2net_small.input.f32", TensorShape(n: 1, h: 64, w: 64, c: 3))
+    let output = Tensor(shape: try model.outputShape(forInput: input.shape))
+    #expect(model.allocatedTensorCount == 0)
+    try model.run(input, into: output)
+    let first = model.allocatedTensorCount
+    let planned = model.plannedElementCount
+    #expect(first > 0)
+    // Liveness sharing: far fewer buffers than the graph's ~250 values.
+    #expect(first < 40)
+    let reference = output.toArray()
+    try model.run(input, into: output)
+    #expect(model.allocatedTensorCount == first)
+    #expect(output.toArray() == reference)
+    // A smaller input fits in the buffers already there.
+    let small = Tensor(shape: TensorShape(n: 1, h: 40, w: 24, c: 3))
+    small.fill(0.5)
+    #expect(try model.run(small).shape == TensorShape(n: 1, h: 40, w: 24, c: 1))
+    #expect(model.allocatedTensorCount == first)
+    #expect(model.plannedElementCount <= planned)
+}
+
+@Test func anInputOfTheWrongShapeIsATypedError() throws {
+    let model = try Model(contentsOf: Fixtures.url("graphs/tiny.safetensors"))
+    #expect(throws: GraphError.inputShapeMismatch(expected: "[1, 9, 11, 3]", actual: "[1, 9, 12, 3]")) {
+        try model.run(Tensor(shape: TensorShape(n: 1, h: 9, w: 12, c: 3)))
+    }
+    let u2net = try Model(contentsOf: Fixtures.url("graphs/u2net_small.safetensors"))
+    #expect(throws: GraphError.inputShapeMismatch(expected: "[1, -1, -1, 3]", actual: "[1, 8, 8, 4]")) {
+        try u2net.run(Tensor(shape: TensorShape(n: 1, h: 8, w: 8, c: 4)))
+    }
+    let output = Tensor(shape: TensorShape(n: 1, h: 9, w: 11, c: 1))
+    #expect(throws: GraphError.self) {
+        try model.run(Tensor(shape: TensorShape(n: 1, h: 9, w: 11, c: 3)), into: output)
+    }
+}
