@@ -1,0 +1,61 @@
+import Foundation
+import Lift
+
+/// `lift convert [--fast] [--level N] [--keep-layout] INPUT OUTPUT.png`: decodes any image Lift can read and
+/// writes it as PNG atomically. PNG inputs keep their 16-bit samples and metadata chunks.
+/// Returns 0 on success, 1 when reading, decoding or writing fails, 2 for a usage error; on failure no
+/// output file is left behind.
+func runConvert(_ arguments: [String]) -> Int32 {
+    var options = PNGEncoder.Options(reduceColorType: true)
+    var paths: [String] = []
+    var rest = arguments[...]
+    while let argument = rest.popFirst() {
+        switch argument {
+        case "--fast":
+            options = .fast
+        case "--keep-layout":
+            options.reduceColorType = false
+        case "--level":
+            guard let value = rest.popFirst().flatMap({ Int($0) }), (0...9).contains(value) else {
+                return usageFailure("convert", "--level needs a number from 0 to 9")
+            }
+            options.level = value
+        default:
+            if argument.hasPrefix("-") && argument.count > 1 { return usageFailure("convert", "unknown option \(argument)") }
+            paths.append(argument)
+        }
+    }
+    guard paths.count == 2 else { return usageFailure("convert", "expected INPUT and OUTPUT.png") }
+    do {
+        let bytes = try ImageIO.readFile(paths[0])
+        let png: [UInt8]
+        if ImageFormat.sniff(bytes) == .png {
+            let info = try PNGDecoder.readInfo(bytes)
+            options.metadata = info.metadata
+            if info.header.bitDepth == 16 {
+                png = try PNGEncoder.encode(PNGSamples(try PNGDecoder.decode16(bytes).image), options: options)
+            } else {
+                png = try PNGEncoder.encode(try PNGDecoder.decode(bytes).image, options: options)
+            }
+        } else {
+            png = try PNGEncoder.encode(try ImageIO.decode(bytes), options: options)
+        }
+        try AtomicFile.write(png, to: paths[1])
+        return 0
+    } catch {
+        return commandFailure("convert", error)
+    }
+}
+
+/// Prints `lift COMMAND: message` and the usage line to standard error; returns exit code 2.
+func usageFailure(_ command: String, _ message: String) -> Int32 {
+    let usage = command == "convert" ? "lift convert [--fast] [--level N] [--keep-layout] INPUT OUTPUT.png" : "lift info FILE"
+    FileHandle.standardError.write(Data("lift \(command): \(message)\nusage: \(usage)\n".utf8))
+    return 2
+}
+
+/// Prints `lift COMMAND: <the error's sentence>` to standard error; returns exit code 1.
+func commandFailure(_ command: String, _ error: Error) -> Int32 {
+    FileHandle.standardError.write(Data("lift \(command): \(error)\n".utf8))
+    return 1
+}
