@@ -5,7 +5,9 @@ import Lift
 let benchArguments = Array(CommandLine.arguments.dropFirst())
 switch benchArguments.first {
 case "model": runModelBench(Array(benchArguments.dropFirst()))
+case "pipeline": runPipelineBench(Array(benchArguments.dropFirst()))
 default:
     print("usage: lift-bench model [--size 320] [--runs 10] [--threads 1,2]")
+    print("       lift-bench pipeline FILE... [--model subject|person] [--threads 1,2] [--repeat N]")
     exit(2)
 }
