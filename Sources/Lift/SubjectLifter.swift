@@ -46,7 +46,7 @@ public struct SubjectLifter: Sendable {
             networks[.personLandscape] = landscape
         }
         self.networks = networks
-        analysisOptions = Analysis.Options(refine: quality.refinesEdges, threads: self.threads)
+        analysisOptions = Analysis.Options(refine: quality.refinesEdges, refineEpsilon: quality.refineEpsilon, threads: self.threads)
     }
 
     /// `.subject` when its weight file can be found, else `.person`.

@@ -104,46 +104,56 @@ public struct OutputPlanner: Sendable {
     /// Plans every input of `options`. Throws only usage errors (exit 2), such as several images
     /// for one output file; per-input problems come back as `.fail` entries.
     public func plan(_ options: CutoutOptions) throws(UsageError) -> [PlanEntry] {
-        var found: [FoundImage] = []
-        var entries: [PlanEntry] = []
+        // First pass: every input becomes images or a failure, in input order.
+        var pending: [Result<FoundImage, NamedFailure>] = []
         var inputCanonical: Set<String> = []
         var anyDirectory = false
         for input in options.inputs {
             if input == "-" {
-                found.append(FoundImage(source: .standardInput, subdirectory: "", stem: "stdin"))
+                pending.append(.success(FoundImage(source: .standardInput, subdirectory: "", stem: "stdin")))
                 continue
             }
             switch fileSystem.kind(of: input) {
             case .missing:
-                entries.append(.fail(input, .inputNotFound))
+                pending.append(.failure(NamedFailure(input: input, failure: .inputNotFound)))
             case .file:
-                found.append(FoundImage(source: .file(input), subdirectory: "", stem: PathText.stem(of: input)))
+                pending.append(.success(FoundImage(source: .file(input), subdirectory: "", stem: PathText.stem(of: input))))
                 inputCanonical.insert(fileSystem.canonicalPath(input))
             case .directory:
                 anyDirectory = true
                 do {
                     let images = try scan(directory: input, subdirectory: "", recursive: options.recursive)
-                    if images.isEmpty { entries.append(.fail(input, .noImagesInDirectory)) }
+                    if images.isEmpty { pending.append(.failure(NamedFailure(input: input, failure: .noImagesInDirectory))) }
                     for image in images {
                         if case .file(let path) = image.source { inputCanonical.insert(fileSystem.canonicalPath(path)) }
+                        pending.append(.success(image))
                     }
-                    found += images
                 } catch {
-                    entries.append(.fail(input, .unreadableDirectory(reason: "\(error)")))
+                    pending.append(.failure(NamedFailure(input: input, failure: .unreadableDirectory(reason: "\(error)"))))
                 }
             }
         }
 
-        let outputLayout = try layout(for: options.output, imageCount: found.count, anyDirectory: anyDirectory, flag: "-o")
+        // Second pass: name every output, then check it against inputs, other outputs and the disk.
+        let imageCount = pending.count { if case .success = $0 { true } else { false } }
+        let outputLayout = try layout(for: options.output, imageCount: imageCount, anyDirectory: anyDirectory, flag: "-o")
         let maskLayout = try options.maskOutput.map { path throws(UsageError) in
-            try layout(for: .path(path), imageCount: found.count, anyDirectory: anyDirectory, flag: "--mask")
+            try layout(for: .path(path), imageCount: imageCount, anyDirectory: anyDirectory, flag: "--mask")
         }
         let labelsLayout = try options.labelsOutput.map { path throws(UsageError) in
-            try layout(for: .path(path), imageCount: found.count, anyDirectory: anyDirectory, flag: "--labels")
+            try layout(for: .path(path), imageCount: imageCount, anyDirectory: anyDirectory, flag: "--labels")
         }
-
+        var entries: [PlanEntry] = []
         var claimed: [String: String] = [:]  // canonical output path → input display name
-        imageLoop: for image in found {
+        imageLoop: for item in pending {
+            let image: FoundImage
+            switch item {
+            case .failure(let named):
+                entries.append(.fail(named.input, named.failure))
+                continue imageLoop
+            case .success(let found):
+                image = found
+            }
             let job = ImageJob(
                 input: image.source,
                 output: outputLayout.target(for: image, suffix: ".cutout.png"),
@@ -176,6 +186,12 @@ public struct OutputPlanner: Sendable {
             entries.append(.process(job))
         }
         return entries
+    }
+
+    /// A failure found for an input while planning.
+    struct NamedFailure: Error {
+        var input: String
+        var failure: PlanFailure
     }
 
     /// Image files in `directory` (sorted by name), descending when `recursive`.
