@@ -207,6 +207,12 @@ def main():
     buf = io.BytesIO()
     Image.fromarray(pixels, "RGB").save(buf, "PNG")
     save_case("pillow-ct2-d08", buf.getvalue(), manifest, 2, 8, False)
+    # Wide flat grey rows (a mask): exercises the decoder's flat-run shortcut in 1-byte Paeth rows.
+    pixels = np.zeros((15, 130, 1), dtype=np.int64)
+    pixels[3:12, 40:90] = 255
+    pixels[6, 70] = 7
+    pixels[:, 100:] = 128
+    save_case("flat-ct0-d08", write_png(pixels, 0, 8, False), manifest, 0, 8, False)
     with open(os.path.join(OUT, "manifest.tsv"), "w") as f:
         f.write("\n".join(manifest) + "\n")
     # Bombs: a tiny file declaring a huge image, and a 1x1 image whose stream inflates to 64 MiB.

@@ -5,9 +5,11 @@ import Lift
 let benchArguments = Array(CommandLine.arguments.dropFirst())
 switch benchArguments.first {
 case "model": runModelBench(Array(benchArguments.dropFirst()))
+case "png": runPNGBench(Array(benchArguments.dropFirst()))
 case "pipeline": runPipelineBench(Array(benchArguments.dropFirst()))
 default:
     print("usage: lift-bench model [--size 320] [--runs 10] [--threads 1,2]")
+    print("       lift-bench png DIR [REPEATS]")
     print("       lift-bench pipeline FILE... [--model subject|person] [--threads 1,2] [--repeat N]")
     exit(2)
 }

@@ -69,3 +69,16 @@ struct PNGCorpusCase: Sendable, CustomTestStringConvertible {
         #expect(try PNGDecoder.decode(bytes + [1, 2, 3, 4, 5]).image == PNGDecoder.decode(bytes).image)
     }
 }
+
+@Suite struct PNGGrayDecoderTests {
+    @Test(arguments: PNGCorpusCase.all.filter { $0.colorType == 0 })
+    func decodeGrayMatchesTheRedChannel(_ c: PNGCorpusCase) throws {
+        let gray = try PNGDecoder.decodeGray(try c.file())
+        let rgba = try Fixtures.bytes("png/\(c.name).rgba8")
+        #expect(gray.image.pixels == stride(from: 0, to: rgba.count, by: 4).map { rgba[$0] })
+    }
+
+    @Test func decodeGrayRejectsColourImages() throws {
+        #expect(throws: PNGParsingError.notGray(colorType: 2)) { try PNGDecoder.decodeGray(try Fixtures.bytes("png/ct2-d08-plain.png")) }
+    }
+}

@@ -128,8 +128,31 @@ func expandToRGBA<T: FixedWidthInteger>(_ samples: [T], layout: PNGSamples.Layou
         #expect(throws: PNGEncodingError.invalidDimensions(width: 0, height: 5)) {
             try PNGEncoder.encode(PNGSamples(width: 0, height: 5, layout: .gray, storage: .eight([])))
         }
+        #expect(throws: PNGEncodingError.invalidFilterType(5)) {
+            try PNGEncoder.encode(GrayImage(width: 1, height: 1), options: .init(adaptiveFilter: false, fixedFilter: 5))
+        }
         #expect(throws: PNGEncodingError.invalidCompressionLevel(10)) {
             try PNGEncoder.encode(GrayImage(width: 1, height: 1), options: .init(level: 10))
+        }
+    }
+}
+
+@Suite struct PNGFlatRowTests {
+    /// Wide masks with flat runs, every row Paeth-filtered: the decoder's flat-run shortcut must give
+    /// exactly what the per-byte predictor gives, including runs that end at a row's last byte.
+    @Test(arguments: [UInt8(1), 4])
+    func flatMasksRoundTripThroughEveryPathOfTheFilter(filter: UInt8) throws {
+        var rng = SeededGenerator(state: 99)
+        for width in [31, 32, 33, 64, 65, 300] {
+            let height = 9
+            var pixels = [UInt8](repeating: 0, count: width * height)
+            for y in 0..<height {
+                for x in 0..<width where x > width / 3 && y > 2 { pixels[y * width + x] = 255 }
+                if y % 3 == 1 { pixels[y * width + Int.random(in: 0..<width, using: &rng)] = UInt8.random(in: 0...255, using: &rng) }
+            }
+            let mask = GrayImage(width: width, height: height, pixels: pixels)
+            let png = try PNGEncoder.encode(mask, options: .init(adaptiveFilter: false, fixedFilter: filter))
+            #expect(try PNGDecoder.decodeGray(png).image == mask, "width \(width)")
         }
     }
 }

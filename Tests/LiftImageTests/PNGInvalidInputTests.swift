@@ -198,6 +198,11 @@ func thrownError<E: Error>(_ type: E.Type, _ body: () throws -> Void) -> E? {
         #expect(throws: PNGParsingError.limitExceeded(limit: "inflated bytes", value: 32 * (1 + 32 * 4), maximum: 1000)) {
             try PNGDecoder.decode(try Fixtures.bytes("png/ct6-d08-plain.png"), limits: small)
         }
+        let unlimited = DecodingLimits(maxPixels: .max, maxDimension: .max, maxChunkBytes: .max, maxInflatedBytes: .max)
+        let error2 = thrownError(PNGParsingError.self) {
+            try PNGDecoder.decode(PNGBytes.signature + PNGBytes.ihdr(width: 0x7FFF_FFFF, height: 0x7FFF_FFFF, colorType: 6), limits: unlimited)
+        }
+        guard case .limitExceeded(limit: "pixels", _, _)? = error2 else { Issue.record("\(String(describing: error2))"); return }
         #expect(throws: PNGParsingError.limitExceeded(limit: "width", value: 32, maximum: 31)) {
             try PNGDecoder.decode(try Fixtures.bytes("png/ct6-d08-plain.png"), limits: DecodingLimits(maxDimension: 31))
         }

@@ -41,8 +41,8 @@ public enum PNGEncoder {
         /// Ancillary chunks to write (gAMA, sRGB, iCCP, pHYs before the image data, eXIf too).
         public var metadata: PNGMetadata
 
-        /// Options with libpng-like defaults: level 6, default strategy, adaptive filters, layout kept.
-        public init(level: Int = 6, strategy: Strategy = .standard, adaptiveFilter: Bool = true, fixedFilter: UInt8 = 0,
+        /// Options with libpng's defaults: level 6, Z_FILTERED, adaptive filters, layout kept.
+        public init(level: Int = 6, strategy: Strategy = .filtered, adaptiveFilter: Bool = true, fixedFilter: UInt8 = 0,
                     reduceColorType: Bool = false, metadata: PNGMetadata = PNGMetadata()) {
             self.level = level
             self.strategy = strategy
@@ -72,6 +72,7 @@ public enum PNGEncoder {
     /// Encodes any supported sample layout at 8 or 16 bits.
     public static func encode(_ samples: PNGSamples, options: Options = .standard) throws -> [UInt8] {
         guard (0...9).contains(options.level) else { throw PNGEncodingError.invalidCompressionLevel(options.level) }
+        guard options.fixedFilter <= 4 else { throw PNGEncodingError.invalidFilterType(options.fixedFilter) }
         let (width, height, channels) = (samples.width, samples.height, samples.layout.channels)
         guard width >= 1, height >= 1, width <= Int(Int32.max), height <= Int(Int32.max) else {
             throw PNGEncodingError.invalidDimensions(width: width, height: height)
@@ -87,10 +88,11 @@ public enum PNGEncoder {
         switch samples.storage {
         case .eight(let bytes):
             return try bytes.withUnsafeBufferPointer { source in
+                guard let base = source.baseAddress else { preconditionFailure("a validated image has samples") }
                 let plan = options.reduceColorType ? PNGEncodingPlan(reducing: source, layout: samples.layout)
                                                    : PNGEncodingPlan(keeping: samples.layout, depth: 8)
                 return try write(plan: plan, width: width, height: height, options: options) { y, out in
-                    plan.packRow(source.baseAddress! + y * width * channels, width: width, channels: channels, into: out)
+                    plan.packRow(base + y * width * channels, width: width, channels: channels, into: out)
                 }
             }
         case .sixteen(let values):
@@ -99,10 +101,11 @@ public enum PNGEncoder {
                 return try encode(eight, options: options)
             }
             return try values.withUnsafeBufferPointer { source in
+                guard let base = source.baseAddress else { preconditionFailure("a validated image has samples") }
                 let plan = options.reduceColorType ? PNGEncodingPlan(reducing16: source, layout: samples.layout)
                                                    : PNGEncodingPlan(keeping: samples.layout, depth: 16)
                 return try write(plan: plan, width: width, height: height, options: options) { y, out in
-                    plan.packRow16(source.baseAddress! + y * width * channels, width: width, channels: channels, into: out)
+                    plan.packRow16(base + y * width * channels, width: width, channels: channels, into: out)
                 }
             }
         }
@@ -126,7 +129,7 @@ public enum PNGEncoder {
         let rowBytes = header.rowBytes(pixels: width)
         let bpp = header.filterStride
         let adaptive = options.adaptiveFilter && plan.bitDepth >= 8 && plan.colorType != .palette
-        let fixed = plan.bitDepth >= 8 && plan.colorType != .palette ? min(options.fixedFilter, 4) : 0
+        let fixed = plan.bitDepth >= 8 && plan.colorType != .palette ? options.fixedFilter : 0
         let deflater = try PNGDeflater(level: options.level, strategy: options.strategy.zlibValue)
         // Raw rows (previous, current), the five candidate residual rows, and a batch of filtered rows for zlib.
         let batchRows = max(1, (256 << 10) / (rowBytes + 1))

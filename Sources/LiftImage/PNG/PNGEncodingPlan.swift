@@ -24,19 +24,26 @@ struct PNGEncodingPlan {
     init(reducing samples: UnsafeBufferPointer<UInt8>, layout: PNGSamples.Layout) {
         let channels = layout.channels
         var isGray = true, isOpaque = true
-        var fitsDepth = (one: true, two: true, four: true)
+        var redSeen = [Bool](repeating: false, count: 256)
         var colors = PNGColorTable()
+        // Runs of one colour are common (masks, flat areas): only a change of colour goes to the table.
+        var last = SIMD4<UInt8>(samples[0], 0, 0, 0) &+ 1
         var i = 0
         while i < samples.count {
             let r = samples[i], g = channels >= 3 ? samples[i &+ 1] : r, b = channels >= 3 ? samples[i &+ 2] : r
             let a = channels == 2 || channels == 4 ? samples[i &+ channels &- 1] : 255
             if r != g || r != b { isGray = false }
             if a != 255 { isOpaque = false }
-            if r % 17 != 0 { fitsDepth = (false, false, false) } else if r % 85 != 0 { fitsDepth.one = false; fitsDepth.two = false } else if r % 255 != 0 { fitsDepth.one = false }
-            if !colors.isFull { colors.insert(SIMD4(r, g, b, a)) }
+            redSeen[Int(r)] = true
+            let color = SIMD4(r, g, b, a)
+            if color != last && !colors.isFull {
+                colors.insert(color)
+                last = color
+            }
             i &+= channels
         }
-        let grayDepth = fitsDepth.one ? 1 : fitsDepth.two ? 2 : fitsDepth.four ? 4 : 8
+        let values = (0..<256).filter { redSeen[$0] }
+        let grayDepth = values.allSatisfy { $0 % 255 == 0 } ? 1 : values.allSatisfy { $0 % 85 == 0 } ? 2 : values.allSatisfy { $0 % 17 == 0 } ? 4 : 8
         let direct: (PNGColorType, Int, [Int], bitsPerPixel: Int)
         switch (isGray, isOpaque) {
         case (true, true): direct = (.gray, grayDepth, [0], grayDepth)

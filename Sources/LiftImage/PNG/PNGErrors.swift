@@ -66,6 +66,8 @@ public enum PNGParsingError: Error, Equatable, Sendable, CustomStringConvertible
     case missingIDAT
     /// The file ends without IEND.
     case missingIEND
+    /// A grey-only decode (`PNGDecoder.decodeGray`) was asked of a file with another colour type.
+    case notGray(colorType: UInt8)
     /// A size exceeds a `DecodingLimits` field (`limit` names it) or overflows.
     case limitExceeded(limit: String, value: Int, maximum: Int)
 
@@ -88,6 +90,7 @@ public enum PNGParsingError: Error, Equatable, Sendable, CustomStringConvertible
         case .invalidTRNS(let t, let n): return "a tRNS chunk of \(n) bytes is invalid for colour type \(t)"
         case .missingIDAT: return "the file has no image data (IDAT)"
         case .missingIEND: return "the file ends without an IEND chunk"
+        case .notGray(let t): return "the image has colour type \(t), not grey (0), so it cannot be decoded as a grey image"
         case .limitExceeded(let limit, let value, let maximum):
             return "the image needs \(value) for \(limit), over the limit of \(maximum)"
         }
@@ -135,6 +138,8 @@ public enum PNGEncodingError: Error, Equatable, Sendable, CustomStringConvertibl
     case deflateFailed(code: Int32, reason: String)
     /// The compression level is outside 0...9.
     case invalidCompressionLevel(Int)
+    /// The fixed filter type is not 0...4.
+    case invalidFilterType(UInt8)
 
     public var description: String {
         switch self {
@@ -142,6 +147,7 @@ public enum PNGEncodingError: Error, Equatable, Sendable, CustomStringConvertibl
         case .invalidDimensions(let w, let h): return "a PNG cannot be \(w)x\(h) (each side must be 1 to 2^31-1)"
         case .deflateFailed(let c, let r): return "zlib deflate failed (code \(c)): \(r)"
         case .invalidCompressionLevel(let l): return "compression level \(l) is outside 0...9"
+        case .invalidFilterType(let t): return "filter type \(t) does not exist (0 none, 1 sub, 2 up, 3 average, 4 Paeth)"
         }
     }
 }

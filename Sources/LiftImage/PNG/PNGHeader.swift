@@ -93,7 +93,8 @@ public struct PNGHeader: Sendable, Equatable {
         guard width <= limits.maxDimension else { throw .limitExceeded(limit: "width", value: width, maximum: limits.maxDimension) }
         guard height <= limits.maxDimension else { throw .limitExceeded(limit: "height", value: height, maximum: limits.maxDimension) }
         let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
-        guard !overflow, pixels <= limits.maxPixels else {
+        // `Int.max / 8` keeps the RGBA16 output's byte count (8 per pixel) representable whatever the limits.
+        guard !overflow, pixels <= limits.maxPixels, pixels <= Int.max / 8 else {
             throw .limitExceeded(limit: "pixels", value: overflow ? Int.max : pixels, maximum: limits.maxPixels)
         }
         guard let inflated = inflatedByteCount, inflated <= limits.maxInflatedBytes else {

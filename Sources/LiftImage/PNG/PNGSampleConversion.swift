@@ -48,6 +48,14 @@ struct PNGSampleConverter {
             for i in 0..<count {
                 (out + i &* stride).update(from: row + i &* 4, count: 4)
             }
+        case (.rgb, 8) where key == nil:
+            // Whole-pixel 32-bit moves; the last pixel separately so nothing is read past the row.
+            let raw = UnsafeRawPointer(row)
+            Self.store(count &- 1, out, step) { i in UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: i &* 3, as: UInt32.self)) | 0xFF00_0000 }
+            let s = row + (count &- 1) &* 3, o = out + (count &- 1) &* stride
+            o[0] = s[0]; o[1] = s[1]; o[2] = s[2]; o[3] = 255
+        case (.gray, 8) where key == nil:
+            Self.store(count, out, step) { i in UInt32(row[i]) &* 0x0001_0101 | 0xFF00_0000 }
         case (.rgb, 8):
             let k = key.map { SIMD3<UInt8>(truncatingIfNeeded: $0) }
             for i in 0..<count {
@@ -63,16 +71,15 @@ struct PNGSampleConverter {
                 o[3] = Int(v) == k ? 0 : 255
             }
         case (.grayAlpha, 8):
-            for i in 0..<count {
-                let v = row[i &* 2], o = out + i &* stride
-                o[0] = v; o[1] = v; o[2] = v; o[3] = row[i &* 2 &+ 1]
-            }
+            Self.store(count, out, step) { i in UInt32(row[i &* 2]) &* 0x0001_0101 | UInt32(row[i &* 2 &+ 1]) << 24 }
         case (.palette, _):
-            paletteRGBA.withUnsafeBufferPointer { table in
-                let lut = UnsafeRawPointer(table.baseAddress!)
-                for i in 0..<count {
-                    let index = depth == 8 ? Int(row[i]) : Int(Self.packedSample(row, i, depth))
-                    UnsafeMutableRawPointer(out + i &* stride).storeBytes(of: lut.load(fromByteOffset: index &* 4, as: UInt32.self), as: UInt32.self)
+            paletteRGBA.withUnsafeBytes { table in
+                if depth == 8 {
+                    Self.store(count, out, step) { i in table.load(fromByteOffset: Int(row[i]) &* 4, as: UInt32.self).littleEndian }
+                } else {
+                    Self.store(count, out, step) { i in
+                        table.load(fromByteOffset: Int(Self.packedSample(row, i, depth)) &* 4, as: UInt32.self).littleEndian
+                    }
                 }
             }
         case (.gray, _) where depth < 8:
@@ -91,6 +98,35 @@ struct PNGSampleConverter {
                 let o = out + i &* stride
                 o[0] = Self.reduce(rgba.x); o[1] = Self.reduce(rgba.y); o[2] = Self.reduce(rgba.z); o[3] = Self.reduce(rgba.w)
             }
+        }
+    }
+
+    /// Writes `count` grey samples of `row` (colour type 0 only) as 8-bit values to `out`, `step` apart.
+    func toGray8(_ row: UnsafePointer<UInt8>, count: Int, into out: UnsafeMutablePointer<UInt8>, step: Int) {
+        precondition(colorType == .gray, "decodeGray checks the colour type first")
+        switch depth {
+        case 8 where step == 1:
+            out.update(from: row, count: count)
+        case 8:
+            for i in 0..<count { out[i &* step] = row[i] }
+        case 16:
+            for i in 0..<count { out[i &* step] = Self.reduce(UInt16(row[i &* 2]) << 8 | UInt16(row[i &* 2 &+ 1])) }
+        default:
+            let scale = UInt8(255 / ((1 << depth) - 1))
+            for i in 0..<count { out[i &* step] = Self.packedSample(row, i, depth) &* scale }
+        }
+    }
+
+    /// Stores `pixel(i)` (RGBA as a little-endian UInt32, R in the low byte) for i in 0..<count, `step`
+    /// pixels apart; the contiguous case is its own loop so LLVM can vectorise it.
+    @inline(__always)
+    private static func store(_ count: Int, _ out: UnsafeMutablePointer<UInt8>, _ step: Int, _ pixel: (Int) -> UInt32) {
+        let o = UnsafeMutableRawPointer(out)
+        if step == 1 {
+            for i in 0..<max(0, count) { o.storeBytes(of: pixel(i).littleEndian, toByteOffset: i &* 4, as: UInt32.self) }
+        } else {
+            let stride = step &* 4
+            for i in 0..<max(0, count) { o.storeBytes(of: pixel(i).littleEndian, toByteOffset: i &* stride, as: UInt32.self) }
         }
     }
 

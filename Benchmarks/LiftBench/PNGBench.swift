@@ -1,0 +1,84 @@
+import Foundation
+import Lift
+
+/// `lift-bench png DIR [REPEATS]`: decode and encode speed of the PNG codec on the files that
+/// `Benchmarks/png_peer.py` writes to DIR (photo-12mp.png, rgba-1080p.png, mask-4k.png), which it also
+/// runs through Pillow in the same run. Prints one line per measurement:
+/// `png OP NAME WxHxC best_ms=... MBps=... [bytes=...]`, MB/s of raw 8-bit source pixels (W*H*C / 1e6 / s).
+func runPNGBench(_ arguments: [String]) {
+    guard let directory = arguments.first else {
+        print("usage: lift-bench png DIR [REPEATS]   (DIR written by Benchmarks/png_peer.py)")
+        return
+    }
+    let repeats = arguments.count > 1 ? Int(arguments[1]) ?? 5 : 5
+    for (name, layout) in [("photo-12mp", PNGSamples.Layout.rgb), ("rgba-1080p", .rgba), ("mask-4k", .gray)] {
+        let path = directory + "/" + name + ".png"
+        guard let bytes = try? ImageIO.readFile(path) else {
+            print("png skip \(name): cannot read \(path)")
+            continue
+        }
+        do {
+            var decoded = try PNGDecoder.decode(bytes).image
+            let rawBytes = Double(decoded.pixelCount * layout.channels)
+            let decodeSeconds = try bestOf(repeats) { decoded = try PNGDecoder.decode(bytes).image }
+            report("decode", name, decoded, layout, seconds: decodeSeconds, rawBytes: rawBytes, size: nil)
+            if layout == .gray {
+                // Masks read as masks: one byte per pixel out, as Pillow's "L" mode.
+                let graySeconds = try bestOf(repeats) { _ = try PNGDecoder.decodeGray(bytes) }
+                report("decode-gray", name, decoded, layout, seconds: graySeconds, rawBytes: rawBytes, size: nil)
+            }
+            let samples = PNGSamples(width: decoded.width, height: decoded.height, layout: layout,
+                                     storage: .eight(dropChannels(decoded.pixels, to: layout)))
+            for (label, options) in [("encode", PNGEncoder.Options.standard), ("encode-fast", .fast)] {
+                var png: [UInt8] = []
+                let seconds = try bestOf(repeats) { png = try PNGEncoder.encode(samples, options: options) }
+                let check = try PNGDecoder.decode(png).image
+                precondition(check == decoded, "the encoded file decodes to other pixels")
+                report(label, name, decoded, layout, seconds: seconds, rawBytes: rawBytes, size: png.count)
+            }
+        } catch {
+            print("png error \(name): \(error)")
+        }
+    }
+}
+
+/// The fastest of `repeats` runs of `body`, in seconds of this process's CPU time (the machine is shared,
+/// so CPU time is steadier than wall time; the codec is single-threaded, as is Pillow's).
+private func bestOf(_ repeats: Int, _ body: () throws -> Void) throws -> Double {
+    var best = Double.infinity
+    for _ in 0..<max(1, repeats) {
+        let start = cpuSeconds()
+        try body()
+        best = min(best, cpuSeconds() - start)
+    }
+    return best
+}
+
+private func cpuSeconds() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t)
+    return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+}
+
+/// RGBA8 pixels reduced to the first channels of `layout` (grey takes R, RGB drops A).
+private func dropChannels(_ rgba: [UInt8], to layout: PNGSamples.Layout) -> [UInt8] {
+    let keep: [Int]
+    switch layout {
+    case .rgba: return rgba
+    case .rgb: keep = [0, 1, 2]
+    case .gray: keep = [0]
+    case .grayAlpha: keep = [0, 3]
+    }
+    var out: [UInt8] = []
+    out.reserveCapacity(rgba.count / 4 * keep.count)
+    for i in stride(from: 0, to: rgba.count, by: 4) {
+        for k in keep { out.append(rgba[i + k]) }
+    }
+    return out
+}
+
+private func report(_ op: String, _ name: String, _ image: RGBAImage, _ layout: PNGSamples.Layout,
+                    seconds: Double, rawBytes: Double, size: Int?) {
+    let ms = String(format: "%.1f", seconds * 1000), rate = String(format: "%.1f", rawBytes / seconds / 1e6)
+    print("png \(op) \(name) \(image.width)x\(image.height)x\(layout.channels) best_ms=\(ms) MBps=\(rate)" + (size.map { " bytes=\($0)" } ?? ""))
+}
