@@ -13,7 +13,7 @@ public struct Subject: Sendable, Hashable, Identifiable {
     public let boundingBox: PixelBox
     /// Mean of the subject's pixel centres, in photo pixels.
     public let centroid: PixelPoint
-    /// Mean foreground probability (refined alpha) over the subject's pixels, 0…1: how sure the model is.
+    /// Mean foreground probability (the model's map, upsampled) over the subject's pixels, 0…1: how sure the model is.
     public let score: Float
 
     /// Same as `index`.

@@ -5,10 +5,11 @@ import LiftTensor
 public enum Compositor {
     /// Composites the photo's subject (its soft `alpha`) over `background`, for the pixels of `frame`.
     ///
-    /// Per pixel, with α = alpha × photo alpha / 255 and F the (decontaminated) photo colour:
-    /// transparent: `(F, α)`; colour C with opacity c: alpha `α + c(1-α)`, colour
-    /// `(αF + c(1-α)C) / (α + c(1-α))`; blurred or dimmed photo B (opaque): `αF + (1-α)B`. Channels are
-    /// rounded to the nearest 8-bit value. Frame pixels outside the photo have α = 0; for photo
+    /// Per pixel, with α = alpha × photo alpha / 255 and F the (decontaminated) photo colour, the
+    /// straight-alpha "over" of F on the background colour C with opacity c: alpha `α + c(1-α)`,
+    /// colour `(αF + c(1-α)C) / (α + c(1-α))`. So transparent (c = 0) gives `(F, α)` (and colour 0
+    /// where α = 0, so a cut-out keeps nothing of the hidden photo); the blurred or dimmed photo (c = 1)
+    /// gives `αF + (1-α)B`. Channels are rounded to the nearest 8-bit value. Frame pixels outside the photo have α = 0; for photo
     /// backgrounds they repeat the nearest edge pixel.
     /// - Parameters:
     ///   - photo: the photo, straight alpha.
@@ -29,33 +30,52 @@ public enum Compositor {
         let source = decontaminate ? ForegroundEstimation.decontaminated(photo, alpha: alpha, threads: threads) : photo
         let backdrop = try Backdrop(background, photo: photo, alpha: alpha, threads: threads)
         let width = photo.width, height = photo.height
-        var output = [UInt8](repeating: 0, count: area * 4)
-        source.pixels.withUnsafeBufferPointer { src in
+        let opacity = backdrop.opacity
+        let output = source.pixels.withUnsafeBufferPointer { src in
             alpha.values.withUnsafeBufferPointer { a in
-                output.withUnsafeMutableBufferPointer { out in
+                [UInt8](unsafeUninitializedCapacity: area * 4) { out, initialized in
                     nonisolated(unsafe) let out = out
                     Parallel.forEach(count: frame.height, threads: threads, minimumPerPart: 16) { rows in
+                        let back = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: frame.width)
+                        defer { back.deallocate() }
                         for fy in rows {
                             let y = frame.y + fy
+                            backdrop.fill(back, y: min(max(y, 0), height - 1), x: frame.x, count: frame.width, photoWidth: width)
+                            let row = out.baseAddress! + fy &* frame.width &* 4
                             for fx in 0 ..< frame.width {
-                                let x = frame.x + fx
+                                let x = frame.x &+ fx
                                 var foreground = SIMD4<Float>()
                                 var coverage: Float = 0
                                 if x >= 0, y >= 0, x < width, y < height {
                                     let i = y &* width &+ x
-                                    foreground = SIMD4(Float(src[i &* 4]), Float(src[i &* 4 &+ 1]), Float(src[i &* 4 &+ 2]), 0)
-                                    coverage = a[i] * Float(src[i &* 4 &+ 3]) * (1 / 255)
+                                    let p = src.baseAddress! + i &* 4
+                                    foreground = SIMD4(Float(p[0]), Float(p[1]), Float(p[2]), 0)
+                                    let value = a[i]  // clamped so any map (even NaN) gives a valid pixel
+                                    coverage = (value > 0 ? min(value, 1) : 0) * Float(p[3]) * (1 / 255)
                                 }
-                                let pixel = backdrop.blend(foreground: foreground, alpha: coverage,
-                                                           x: min(max(x, 0), width - 1), y: min(max(y, 0), height - 1))
-                                let o = (fy &* frame.width &+ fx) &* 4
-                                out[o] = UInt8(pixel[0].rounded())
-                                out[o &+ 1] = UInt8(pixel[1].rounded())
-                                out[o &+ 2] = UInt8(pixel[2].rounded())
-                                out[o &+ 3] = UInt8(pixel[3].rounded())
+                                var pixel: SIMD4<Float>
+                                switch opacity {
+                                case .transparent:
+                                    pixel = coverage > 0 ? foreground : SIMD4()
+                                    pixel[3] = coverage * 255
+                                case .opaque:
+                                    let color = back[fx]
+                                    pixel = color + coverage * (foreground - color)
+                                    pixel[3] = 255
+                                case .mixed:
+                                    // Straight-alpha "over": alpha α + o(1-α), colour (αF + o(1-α)C) / alpha.
+                                    let color = back[fx], weight = color[3] * (1 - coverage)
+                                    let outAlpha = coverage + weight
+                                    pixel = outAlpha > 0 ? (coverage * foreground + weight * color) / outAlpha : SIMD4()
+                                    pixel[3] = outAlpha * 255
+                                }
+                                pixel = pixel.rounded(.toNearestOrAwayFromZero)
+                                let o = row + fx &* 4
+                                o[0] = UInt8(pixel[0]); o[1] = UInt8(pixel[1]); o[2] = UInt8(pixel[2]); o[3] = UInt8(pixel[3])
                             }
                         }
                     }
+                    initialized = area * 4
                 }
             }
         }
@@ -63,22 +83,33 @@ public enum Compositor {
     }
 }
 
-/// A background ready to blend: a colour, or a per-pixel photo-derived image.
-private struct Backdrop {
+/// A background ready to blend: per row, each pixel's colour (0…255) and opacity (0…1, in lane 3).
+private struct Backdrop: @unchecked Sendable {
+    // @unchecked: read-only after init; the arrays inside are immutable values.
     private enum Kind {
-        case transparent
-        case color(SIMD4<Float>, opacity: Float)
+        case color(SIMD4<Float>)
         case dimmed(RGBAImage, brightness: Float)
         case blurred([Float], WorkingResolution)
     }
     private let kind: Kind
 
+    /// How opaque the whole backdrop is; lets the blend skip the division of the general "over".
+    enum Opacity { case transparent, opaque, mixed }
+
+    /// The backdrop's opacity class.
+    var opacity: Opacity {
+        switch kind {
+        case let .color(color): return color[3] == 0 ? .transparent : color[3] == 1 ? .opaque : .mixed
+        case .dimmed, .blurred: return .opaque
+        }
+    }
+
     init(_ background: Background, photo: RGBAImage, alpha: FloatMap, threads: Int) throws {
         switch background {
         case .transparent:
-            kind = .transparent
+            kind = .color(SIMD4())
         case let .color(c):
-            kind = .color(SIMD4(Float(c.r), Float(c.g), Float(c.b), 0), opacity: Float(c.a) / 255)
+            kind = .color(SIMD4(Float(c.r), Float(c.g), Float(c.b), Float(c.a) / 255))
         case let .dimmed(brightness):
             guard brightness >= 0, brightness <= 1 else {
                 throw MaskError.invalidParameter(name: "dim brightness", value: "\(brightness)", expected: "0…1")
@@ -92,33 +123,26 @@ private struct Backdrop {
         }
     }
 
-    /// The composite pixel (0…255 floats, RGBA) of `foreground` with coverage `alpha` at photo pixel (x, y).
-    @inline(__always)
-    func blend(foreground: SIMD4<Float>, alpha: Float, x: Int, y: Int) -> SIMD4<Float> {
+    /// Writes the background of photo row `y`, columns `x ..< x + count` (clamped to the photo), into `row`.
+    func fill(_ row: UnsafeMutablePointer<SIMD4<Float>>, y: Int, x: Int, count: Int, photoWidth: Int) {
         switch kind {
-        case .transparent:
-            var out = foreground
-            out[3] = alpha * 255
-            return out
-        case let .color(color, opacity):
-            let outAlpha = alpha + opacity * (1 - alpha)
-            guard outAlpha > 0 else { return SIMD4() }
-            var out = (alpha * foreground + (opacity * (1 - alpha)) * color) / outAlpha
-            out[3] = outAlpha * 255
-            return out
+        case let .color(color):
+            row.initialize(repeating: color, count: count)
         case let .dimmed(photo, brightness):
-            let i = (y &* photo.width &+ x) &* 4
-            let back = photo.pixels.withUnsafeBufferPointer { p in
-                SIMD4(Float(p[i]), Float(p[i &+ 1]), Float(p[i &+ 2]), 0) * brightness
+            photo.pixels.withUnsafeBufferPointer { p in
+                for i in 0 ..< count {
+                    let o = (y &* photoWidth &+ min(max(x &+ i, 0), photoWidth - 1)) &* 4
+                    row[i] = SIMD4(Float(p[o]) * brightness, Float(p[o &+ 1]) * brightness, Float(p[o &+ 2]) * brightness, 1)
+                }
             }
-            var out = alpha * foreground + (1 - alpha) * back
-            out[3] = 255
-            return out
         case let .blurred(planes, grid):
-            let back = planes.withUnsafeBufferPointer { grid.sample3($0.baseAddress!, x: x, y: y) }
-            var out = alpha * foreground + (1 - alpha) * back
-            out[3] = 255
-            return out
+            planes.withUnsafeBufferPointer { planes in
+                for i in 0 ..< count {
+                    var color = grid.sample3(planes.baseAddress!, x: min(max(x &+ i, 0), photoWidth - 1), y: y)
+                    color[3] = 1
+                    row[i] = color
+                }
+            }
         }
     }
 }

@@ -52,6 +52,7 @@ public enum ForegroundEstimation {
                             let f = grid.sample3(planes + 4 * n, x: x, y: y), b = grid.sample3(planes + 7 * n, x: x, y: y)
                             let observed = SIMD4<Float>(Float(out[i &* 4]), Float(out[i &* 4 &+ 1]), Float(out[i &* 4 &+ 2]), 0) * (1 / 255)
                             var estimate = f + alpha * (observed - alpha * f - (1 - alpha) * b)
+                            estimate.replace(with: observed, where: .!(estimate .== estimate))  // NaN from a NaN map
                             estimate = estimate.clamped(lowerBound: SIMD4(repeating: 0), upperBound: SIMD4(repeating: 1)) * 255
                             out[i &* 4] = UInt8(estimate[0].rounded())
                             out[i &* 4 &+ 1] = UInt8(estimate[1].rounded())

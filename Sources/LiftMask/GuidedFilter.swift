@@ -69,21 +69,32 @@ public struct GuidedFilter: Sendable, Hashable {
         for plane in 0 ..< 13 {
             BoxFilter.mean(p + plane * n, scratch: scratch, width: lowWidth, height: lowHeight, radius: lowRadius, threads: threads)
         }
-        let eps = epsilon
+        let eps = Double(epsilon)
         Parallel.forEach(count: n, threads: threads, minimumPerPart: 1 << 14) { range in
             for i in range {
                 let mr = p[i], mg = p[n &+ i], mb = p[2 &* n &+ i], mp = p[3 &* n &+ i]
-                let srr = p[4 &* n &+ i] - mr * mr + eps, srg = p[5 &* n &+ i] - mr * mg, srb = p[6 &* n &+ i] - mr * mb
-                let sgg = p[7 &* n &+ i] - mg * mg + eps, sgb = p[8 &* n &+ i] - mg * mb, sbb = p[9 &* n &+ i] - mb * mb + eps
-                let cr = p[10 &* n &+ i] - mr * mp, cg = p[11 &* n &+ i] - mg * mp, cb = p[12 &* n &+ i] - mb * mp
-                // a = Σ⁻¹ c through the adjugate of the symmetric 3×3 Σ.
+                // Σ + εI and the covariance in Double: the Float means leave variances that can
+                // cancel to slightly negative values, so they are clamped at 0 before ε is added.
+                let srr = Double(max(p[4 &* n &+ i] - mr * mr, 0)) + eps
+                let sgg = Double(max(p[7 &* n &+ i] - mg * mg, 0)) + eps
+                let sbb = Double(max(p[9 &* n &+ i] - mb * mb, 0)) + eps
+                let srg = Double(p[5 &* n &+ i] - mr * mg), srb = Double(p[6 &* n &+ i] - mr * mb)
+                let sgb = Double(p[8 &* n &+ i] - mg * mb)
+                let cr = Double(p[10 &* n &+ i] - mr * mp), cg = Double(p[11 &* n &+ i] - mg * mp)
+                let cb = Double(p[12 &* n &+ i] - mb * mp)
+                // a = Σ⁻¹ c through the adjugate of the symmetric 3×3 Σ; a window too flat to solve keeps the input mean.
                 let i00 = sgg * sbb - sgb * sgb, i01 = srb * sgb - srg * sbb, i02 = srg * sgb - srb * sgg
                 let i11 = srr * sbb - srb * srb, i12 = srg * srb - srr * sgb, i22 = srr * sgg - srg * srg
                 let det = srr * i00 + srg * i01 + srb * i02
-                let inv = 1 / det
-                let ar = (i00 * cr + i01 * cg + i02 * cb) * inv
-                let ag = (i01 * cr + i11 * cg + i12 * cb) * inv
-                let ab = (i02 * cr + i12 * cg + i22 * cb) * inv
+                var ar: Float = 0, ag: Float = 0, ab: Float = 0
+                if det > 1e-30 && det.isFinite {
+                    // |a| is at most about 1/(smallest colour step) ≈ 255 on real data; the bound keeps
+                    // aᵀI + b finite when rounding leaves Σ nearly singular.
+                    let inv = 1 / det, bound = 1e4
+                    ar = Float(min(max((i00 * cr + i01 * cg + i02 * cb) * inv, -bound), bound))
+                    ag = Float(min(max((i01 * cr + i11 * cg + i12 * cb) * inv, -bound), bound))
+                    ab = Float(min(max((i02 * cr + i12 * cg + i22 * cb) * inv, -bound), bound))
+                }
                 p[4 &* n &+ i] = ar; p[5 &* n &+ i] = ag; p[6 &* n &+ i] = ab
                 p[7 &* n &+ i] = mp - ar * mr - ag * mg - ab * mb
             }
@@ -94,32 +105,32 @@ public struct GuidedFilter: Sendable, Hashable {
         let scale = 1 / Double(s)
         let columns = BilinearTaps(count: width, sourceCount: lowWidth, scale: scale, offset: 0.5 * scale - 0.5)
         let rows = BilinearTaps(count: height, sourceCount: lowHeight, scale: scale, offset: 0.5 * scale - 0.5)
-        var output = [Float](repeating: 0, count: width * height)
-        guide.pixels.withUnsafeBufferPointer { rgba in
-            output.withUnsafeMutableBufferPointer { out in
+        let output = guide.pixels.withUnsafeBufferPointer { rgba in
+            [Float](unsafeUninitializedCapacity: width * height) { out, initialized in
                 nonisolated(unsafe) let out = out
+                let first = columns.first, second = columns.second, weight = columns.weight
+                let a0 = p + 4 * n, a1 = p + 5 * n, a2 = p + 6 * n, b = p + 7 * n
                 Parallel.forEach(count: height, threads: threads, minimumPerPart: 16) { range in
                     let blended = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: lowWidth)
                     defer { blended.deallocate() }
                     for y in range {
                         let r0 = rows.first[y] &* lowWidth, r1 = rows.second[y] &* lowWidth, wy = rows.weight[y]
                         for i in 0 ..< lowWidth {
-                            let top = SIMD4(p[4 &* n &+ r0 &+ i], p[5 &* n &+ r0 &+ i], p[6 &* n &+ r0 &+ i], p[7 &* n &+ r0 &+ i])
-                            let bottom = SIMD4(p[4 &* n &+ r1 &+ i], p[5 &* n &+ r1 &+ i], p[6 &* n &+ r1 &+ i], p[7 &* n &+ r1 &+ i])
-                            blended[i] = top + wy * (bottom - top)
+                            let top = SIMD4(a0[r0 &+ i], a1[r0 &+ i], a2[r0 &+ i], b[r0 &+ i])
+                            let bottom = SIMD4(a0[r1 &+ i], a1[r1 &+ i], a2[r1 &+ i], b[r1 &+ i])
+                            blended[i] = (top + wy * (bottom - top)) * SIMD4(1 / 255, 1 / 255, 1 / 255, 1)
                         }
                         let pixel = rgba.baseAddress! + y &* width &* 4
                         let row = out.baseAddress! + y &* width
                         for x in 0 ..< width {
-                            let left = blended[columns.first[x]], right = blended[columns.second[x]]
-                            let c = left + columns.weight[x] * (right - left)
-                            let guideColor = SIMD4<Float>(Float(pixel[x &* 4]), Float(pixel[x &* 4 &+ 1]),
-                                                          Float(pixel[x &* 4 &+ 2]), 255) * (1 / 255)
-                            let q = (c * guideColor).sum()
-                            row[x] = min(max(q, 0), 1)
+                            let left = blended[first[x]], right = blended[second[x]]
+                            let c = left + weight[x] * (right - left)
+                            let guideColor = SIMD4<Float>(Float(pixel[x &* 4]), Float(pixel[x &* 4 &+ 1]), Float(pixel[x &* 4 &+ 2]), 1)
+                            row[x] = min(max((c * guideColor).sum(), 0), 1)
                         }
                     }
                 }
+                initialized = width * height
             }
         }
         return FloatMap(width: width, height: height, values: output)
@@ -139,14 +150,17 @@ enum BlockAverage {
                 let y0 = ly * block, y1 = min(y0 + block, height)
                 for lx in 0 ..< lowWidth {
                     let x0 = lx * block, x1 = min(x0 + block, width)
-                    var sum = SIMD4<Float>()
+                    // Colour sums in integers (exact, no conversions in the loop), map sum in Float.
+                    var red = 0, green = 0, blue = 0
+                    var mapSum: Float = 0
                     for y in y0 ..< y1 {
+                        let pixels = rgba + y &* width &* 4, values = map + y &* width
                         for x in x0 ..< x1 {
-                            let i = y &* width &+ x
-                            sum += SIMD4(Float(rgba[i &* 4]) * (1 / 255), Float(rgba[i &* 4 &+ 1]) * (1 / 255),
-                                         Float(rgba[i &* 4 &+ 2]) * (1 / 255), map[i])
+                            red &+= Int(pixels[x &* 4]); green &+= Int(pixels[x &* 4 &+ 1]); blue &+= Int(pixels[x &* 4 &+ 2])
+                            mapSum += values[x]
                         }
                     }
+                    var sum = SIMD4(Float(red) * (1 / 255), Float(green) * (1 / 255), Float(blue) * (1 / 255), mapSum)
                     sum /= Float((y1 - y0) * (x1 - x0))
                     let o = ly &* lowWidth &+ lx
                     planes.0[o] = sum[0]; planes.1[o] = sum[1]; planes.2[o] = sum[2]; planes.3[o] = sum[3]

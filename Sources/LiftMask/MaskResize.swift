@@ -32,13 +32,15 @@ public enum MaskResize {
     /// Pixel centres are aligned the way a half-pixel resize (PyTorch `align_corners=False`, TF
     /// `half_pixel_centers=True`, the graph format's `"half_pixel"`) maps the photo onto the map:
     /// output pixel `X` samples the map at `content.x + (X + 0.5) * content.width / width - 0.5`,
-    /// likewise for rows, and positions outside the map clamp to its edge pixels.
+    /// likewise for rows, and positions clamp to the content's edge pixels (letterbox padding is
+    /// never read).
     /// - Parameters:
     ///   - map: the map, at least 1×1.
     ///   - width, height: output size (the photo's).
     ///   - placement: where the photo sits in the map.
     ///   - threads: worker threads.
-    /// - Throws: `MaskError.emptyInput` for an empty map or output.
+    /// - Throws: `MaskError.emptyInput` for an empty map or output, `.invalidParameter` for a
+    ///   letterbox rectangle that is under one pixel or not inside the map.
     public static func bilinear(_ map: FloatMap, width: Int, height: Int, placement: MapPlacement = .stretched,
                                 threads: Int = Parallel.defaultThreads) throws -> FloatMap {
         guard map.width > 0, map.height > 0 else {
@@ -46,26 +48,29 @@ public enum MaskResize {
         }
         guard width > 0, height > 0 else { throw MaskError.emptyInput(what: "output", width: width, height: height) }
         let content = placement.content(mapWidth: map.width, mapHeight: map.height)
+        guard content.width >= 1, content.height >= 1, content.x >= 0, content.y >= 0,
+              content.x + content.width <= Double(map.width), content.y + content.height <= Double(map.height) else {
+            throw MaskError.invalidParameter(name: "letterbox", value: "\(content)",
+                                             expected: "a rectangle of at least 1×1 inside the \(map.width)×\(map.height) map")
+        }
         let scaleX = content.width / Double(width), scaleY = content.height / Double(height)
-        return resample(map, width: width, height: height,
-                        mapX: (scale: scaleX, offset: content.x + 0.5 * scaleX - 0.5),
-                        mapY: (scale: scaleY, offset: content.y + 0.5 * scaleY - 0.5), threads: threads)
+        let columns = BilinearTaps(count: width, sourceCount: map.width, scale: scaleX, offset: content.x + 0.5 * scaleX - 0.5,
+                                   clamp: content.x ... content.x + content.width - 1)
+        let rows = BilinearTaps(count: height, sourceCount: map.height, scale: scaleY, offset: content.y + 0.5 * scaleY - 0.5,
+                                clamp: content.y ... content.y + content.height - 1)
+        return resample(map, width: width, height: height, columns: columns, rows: rows, threads: threads)
     }
 
-    /// Bilinear resample where output pixel `X` reads source position `X * scale + offset` (per axis),
-    /// clamped to the source's edge pixels. Layout of both maps: row-major Float32.
-    static func resample(_ source: FloatMap, width: Int, height: Int,
-                         mapX: (scale: Double, offset: Double), mapY: (scale: Double, offset: Double),
+    /// Bilinear resample along precomputed taps. Layout of both maps: row-major Float32.
+    static func resample(_ source: FloatMap, width: Int, height: Int, columns: BilinearTaps, rows: BilinearTaps,
                          threads: Int) -> FloatMap {
-        let columns = BilinearTaps(count: width, sourceCount: source.width, scale: mapX.scale, offset: mapX.offset)
-        let rows = BilinearTaps(count: height, sourceCount: source.height, scale: mapY.scale, offset: mapY.offset)
         let sourceWidth = source.width
-        var output = [Float](repeating: 0, count: width * height)
-        source.values.withUnsafeBufferPointer { src in
-            output.withUnsafeMutableBufferPointer { dst in
+        let output = source.values.withUnsafeBufferPointer { src in
+            [Float](unsafeUninitializedCapacity: width * height) { dst, initialized in
                 nonisolated(unsafe) let dst = dst
+                let first = columns.first, second = columns.second, weight = columns.weight
                 Parallel.forEach(count: height, threads: threads, minimumPerPart: 16) { range in
-                    let blended = UnsafeMutableBufferPointer<Float>.allocate(capacity: sourceWidth)
+                    let blended = UnsafeMutablePointer<Float>.allocate(capacity: sourceWidth)
                     defer { blended.deallocate() }
                     for y in range {
                         let r0 = rows.first[y] &* sourceWidth, r1 = rows.second[y] &* sourceWidth
@@ -76,37 +81,51 @@ public enum MaskResize {
                         }
                         let out = dst.baseAddress! + y &* width
                         for x in 0 ..< width {
-                            let a = blended[columns.first[x]]
-                            out[x] = a + columns.weight[x] * (blended[columns.second[x]] - a)
+                            let a = blended[first[x]]
+                            out[x] = a + weight[x] * (blended[second[x]] - a)
                         }
                     }
                 }
+                initialized = width * height
             }
         }
         return FloatMap(width: width, height: height, values: output)
     }
 }
 
-/// Precomputed two-tap bilinear positions along one axis.
-struct BilinearTaps {
+/// Precomputed two-tap bilinear positions along one axis, kept in raw buffers so hot loops index
+/// them without bounds checks or reference counting. Immutable after `init`.
+final class BilinearTaps: @unchecked Sendable {
     /// Left/top source index of each output position.
-    var first: [Int]
+    let first: UnsafeMutablePointer<Int>
     /// Right/bottom source index (`first + 1`, clamped).
-    var second: [Int]
+    let second: UnsafeMutablePointer<Int>
     /// Weight of `second`, 0…1.
-    var weight: [Float]
+    let weight: UnsafeMutablePointer<Float>
+    /// Number of output positions.
+    let count: Int
 
-    init(count: Int, sourceCount: Int, scale: Double, offset: Double) {
-        first = [Int](repeating: 0, count: count)
-        second = [Int](repeating: 0, count: count)
-        weight = [Float](repeating: 0, count: count)
-        let last = Double(sourceCount - 1)
+    /// Taps for output `i` at source position `i * scale + offset`, clamped to `clamp` (default: the
+    /// whole source, `0 … sourceCount - 1`).
+    init(count: Int, sourceCount: Int, scale: Double, offset: Double, clamp: ClosedRange<Double>? = nil) {
+        self.count = count
+        first = .allocate(capacity: count)
+        second = .allocate(capacity: count)
+        weight = .allocate(capacity: count)
+        let lowest = max(clamp?.lowerBound ?? 0, 0)
+        let last = max(min(clamp?.upperBound ?? .infinity, Double(sourceCount - 1)), lowest)
         for i in 0 ..< count {
-            let position = min(max(Double(i) * scale + offset, 0), last)
+            let position = min(max(Double(i) * scale + offset, lowest), last)
             let lower = Int(position.rounded(.down))
             first[i] = lower
             second[i] = min(lower + 1, sourceCount - 1)
             weight[i] = Float(position - Double(lower))
         }
+    }
+
+    deinit {
+        first.deallocate()
+        second.deallocate()
+        weight.deallocate()
     }
 }

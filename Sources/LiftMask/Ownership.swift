@@ -4,53 +4,63 @@ import LiftTensor
 /// Which instance each soft-alpha pixel belongs to.
 ///
 /// A refined alpha reaches past the hard mask (hair, soft edges), so a pixel outside every instance
-/// can still belong to one: the nearest instance within a short reach (the refinement radius).
-public enum Ownership {
-    /// For each pixel: its label when it has one, else the label of the nearest labelled pixel within
-    /// `reach` pixels (chamfer 3-4 distance, ties to the first found), else 0.
-    ///
-    /// Two chamfer passes (forward, backward) over row bands with `reach` rows of context on each
-    /// side; the band height depends only on `reach`, so results do not depend on the thread count.
-    public static func nearestLabels(_ labels: LabelMap, within reach: Int, threads: Int = Parallel.defaultThreads) -> LabelMap {
-        let width = labels.width, height = labels.height
-        guard labels.count > 0, reach > 0 else { return labels }
-        let limit = Int32(3 * reach)
-        let bandRows = max(128, 4 * reach)
-        let bandCount = (height + bandRows - 1) / bandRows
-        var owners = [Int32](repeating: 0, count: width * height)
+/// can still belong to one: the nearest instance within a short reach (about the refinement radius).
+/// Pixels with a label own themselves; for the others the nearest instance is found on a grid of
+/// s×s blocks (s as the guided filter's, so the grid's longer side is at most 1024): each block takes
+/// the largest label inside it, then two chamfer passes (edge step 3, diagonal step 4) carry labels to
+/// blocks within `reach / s` blocks. Cost: one read of the label map plus O(pixels / s²).
+public struct OwnershipMap: Sendable {
+    /// Photo width and height.
+    public let width: Int, height: Int
+    /// Block side s.
+    public let block: Int
+    /// Grid size, ⌈width/s⌉ × ⌈height/s⌉.
+    let gridWidth: Int, gridHeight: Int
+    /// Nearest label within reach for each block (0: none), row-major.
+    let grid: [Int32]
+
+    /// Finds the owners for `labels` within `reach` photo pixels.
+    public init(labels: LabelMap, reach: Int, threads: Int = Parallel.defaultThreads) {
+        width = labels.width
+        height = labels.height
+        let s = GuidedFilter.defaultSubsampling(width: width, height: height)
+        block = s
+        let gw = (width + s - 1) / s, gh = (height + s - 1) / s
+        gridWidth = gw
+        gridHeight = gh
+        var grid = [Int32](repeating: 0, count: gw * gh)
+        guard labels.count > 0 else {
+            self.grid = grid
+            return
+        }
+        let width = width, height = height
         labels.labels.withUnsafeBufferPointer { source in
-            owners.withUnsafeMutableBufferPointer { output in
-                nonisolated(unsafe) let output = output
-                Parallel.forEach(count: bandCount, threads: threads) { bands in
-                    let windowCapacity = (bandRows + 2 * reach) * width
-                    let distance = UnsafeMutablePointer<Int32>.allocate(capacity: windowCapacity)
-                    let owner = UnsafeMutablePointer<Int32>.allocate(capacity: windowCapacity)
-                    defer { distance.deallocate(); owner.deallocate() }
-                    for band in bands {
-                        let rows = band * bandRows ..< min((band + 1) * bandRows, height)
-                        let window = max(0, rows.lowerBound - reach) ..< min(height, rows.upperBound + reach)
-                        let count = window.count * width
-                        let src = source.baseAddress! + window.lowerBound * width
-                        for i in 0 ..< count {
-                            let label = src[i]
-                            owner[i] = label
-                            distance[i] = label != 0 ? 0 : limit &+ 1
-                        }
-                        chamfer(distance: distance, owner: owner, width: width, rows: window.count)
-                        let out = output.baseAddress! + rows.lowerBound * width
-                        let offset = (rows.lowerBound - window.lowerBound) * width
-                        for i in 0 ..< rows.count * width {
-                            out[i] = distance[offset + i] <= limit ? owner[offset + i] : 0
+            grid.withUnsafeMutableBufferPointer { grid in
+                nonisolated(unsafe) let grid = grid
+                Parallel.forEach(count: gh, threads: threads, minimumPerPart: 8) { rows in
+                    for gy in rows {
+                        for y in gy * s ..< min(gy * s + s, height) {
+                            let row = source.baseAddress! + y &* width
+                            for gx in 0 ..< gw {
+                                var best = grid[gy &* gw &+ gx]
+                                for x in gx &* s ..< min(gx &* s &+ s, width) { best = max(best, row[x]) }
+                                grid[gy &* gw &+ gx] = best
+                            }
                         }
                     }
                 }
+                Self.chamfer(grid.baseAddress!, width: gw, height: gh, limit: Int32(3 * max(1, (reach + s - 1) / s)))
             }
         }
-        return LabelMap(width: width, height: height, labels: owners, count: labels.count)
+        self.grid = grid
     }
 
-    /// The forward and backward chamfer passes (edge step 3, diagonal step 4) on one window.
-    private static func chamfer(distance: UnsafeMutablePointer<Int32>, owner: UnsafeMutablePointer<Int32>, width: Int, rows: Int) {
+    /// Two chamfer passes over the grid; cells farther than `limit` from any label end at 0.
+    private static func chamfer(_ owner: UnsafeMutablePointer<Int32>, width: Int, height: Int, limit: Int32) {
+        let count = width * height
+        let distance = UnsafeMutablePointer<Int32>.allocate(capacity: count)
+        defer { distance.deallocate() }
+        for i in 0 ..< count { distance[i] = owner[i] != 0 ? 0 : limit &+ 1 }
         @inline(__always) func relax(_ i: Int, _ j: Int, _ step: Int32) {
             let candidate = distance[j] &+ step
             if candidate < distance[i] {
@@ -58,77 +68,93 @@ public enum Ownership {
                 owner[i] = owner[j]
             }
         }
-        for y in 0 ..< rows {
-            let row = y &* width
+        for y in 0 ..< height {
             for x in 0 ..< width {
-                let i = row &+ x
+                let i = y &* width &+ x
                 if distance[i] == 0 { continue }
                 if x > 0 { relax(i, i &- 1, 3) }
                 if y > 0 {
-                    let up = i &- width
-                    if x > 0 { relax(i, up &- 1, 4) }
-                    relax(i, up, 3)
-                    if x &+ 1 < width { relax(i, up &+ 1, 4) }
+                    if x > 0 { relax(i, i &- width &- 1, 4) }
+                    relax(i, i &- width, 3)
+                    if x &+ 1 < width { relax(i, i &- width &+ 1, 4) }
                 }
             }
         }
-        for y in stride(from: rows - 1, through: 0, by: -1) {
-            let row = y &* width
+        for y in stride(from: height - 1, through: 0, by: -1) {
             for x in stride(from: width - 1, through: 0, by: -1) {
-                let i = row &+ x
+                let i = y &* width &+ x
                 if distance[i] == 0 { continue }
                 if x &+ 1 < width { relax(i, i &+ 1, 3) }
-                if y &+ 1 < rows {
-                    let down = i &+ width
-                    if x &+ 1 < width { relax(i, down &+ 1, 4) }
-                    relax(i, down, 3)
-                    if x > 0 { relax(i, down &- 1, 4) }
+                if y &+ 1 < height {
+                    if x &+ 1 < width { relax(i, i &+ width &+ 1, 4) }
+                    relax(i, i &+ width, 3)
+                    if x > 0 { relax(i, i &+ width &- 1, 4) }
                 }
             }
         }
+        for i in 0 ..< count where distance[i] > limit { owner[i] = 0 }
     }
 
     /// The soft alpha kept for the instances: 0 where no instance owns the pixel, 1 inside the hard
-    /// mask where `soft` fell below `threshold` (a filled hole), else `soft` clamped to 0…1.
-    public static func ownedAlpha(_ soft: FloatMap, owners: LabelMap, labels: LabelMap, threshold: Float,
-                                  threads: Int = Parallel.defaultThreads) -> FloatMap {
-        var values = [Float](repeating: 0, count: soft.values.count)
-        soft.values.withUnsafeBufferPointer { soft in
-            owners.labels.withUnsafeBufferPointer { owners in
-                labels.labels.withUnsafeBufferPointer { labels in
-                    values.withUnsafeMutableBufferPointer { out in
-                        nonisolated(unsafe) let out = out
-                        Parallel.forEach(count: out.count, threads: threads, minimumPerPart: 1 << 16) { range in
-                            for i in range {
-                                let s = min(max(soft[i], 0), 1)
-                                out[i] = owners[i] == 0 ? 0 : (labels[i] != 0 && s < threshold ? 1 : s)
-                            }
-                        }
-                    }
+    /// mask where `soft` fell below `threshold` (a filled hole), else `soft` with its levels
+    /// stretched so values within `snap` of 0 or 1 become exactly 0 or 1:
+    /// `clamp((soft - snap) / (1 - 2 snap), 0, 1)`.
+    public func ownedAlpha(_ soft: FloatMap, labels: LabelMap, threshold: Float, snap: Float = 0,
+                           threads: Int = Parallel.defaultThreads) -> FloatMap {
+        precondition(snap >= 0 && snap < 0.5, "snap must be in 0..<0.5")
+        precondition(soft.width == width && soft.height == height && labels.width == width, "sizes must match")
+        let gain = 1 / (1 - 2 * snap)
+        var output = [Float](repeating: 0, count: width * height)
+        forEachRow(labels: labels, output: &output, threads: threads) { row, labels, owners, out in
+            soft.values.withUnsafeBufferPointer { soft in
+                let soft = soft.baseAddress! + row
+                for x in 0 ..< width {
+                    let s = soft[x], label = labels[x]
+                    let stretched = (s - snap) * gain  // NaN (a broken map) compares false and becomes 0
+                    out[x] = owners[x / block] == 0 && label == 0 ? 0
+                        : (label != 0 && s < threshold ? 1 : (stretched > 0 ? min(stretched, 1) : 0))
                 }
             }
         }
-        return FloatMap(width: soft.width, height: soft.height, values: values)
+        return FloatMap(width: width, height: height, values: output)
     }
 
     /// `alpha` where the pixel's owner is in `keeping`, else 0.
-    public static func alpha(_ alpha: FloatMap, owners: LabelMap, keeping: Set<Int32>,
-                             threads: Int = Parallel.defaultThreads) -> FloatMap {
-        var table = [Bool](repeating: false, count: owners.count + 1)
-        for label in keeping where label > 0 && Int(label) <= owners.count { table[Int(label)] = true }
-        var values = [Float](repeating: 0, count: alpha.values.count)
-        alpha.values.withUnsafeBufferPointer { alpha in
-            owners.labels.withUnsafeBufferPointer { owners in
-                table.withUnsafeBufferPointer { table in
-                    values.withUnsafeMutableBufferPointer { out in
-                        nonisolated(unsafe) let out = out
-                        Parallel.forEach(count: out.count, threads: threads, minimumPerPart: 1 << 16) { range in
-                            for i in range where table[Int(owners[i])] { out[i] = alpha[i] }
+    public func alpha(_ alpha: FloatMap, labels: LabelMap, keeping: Set<Int32>, threads: Int = Parallel.defaultThreads) -> FloatMap {
+        precondition(alpha.width == width && alpha.height == height && labels.width == width, "sizes must match")
+        var table = [Bool](repeating: false, count: labels.count + 1)
+        for label in keeping where label > 0 && Int(label) <= labels.count { table[Int(label)] = true }
+        var output = [Float](repeating: 0, count: width * height)
+        forEachRow(labels: labels, output: &output, threads: threads) { row, labels, owners, out in
+            table.withUnsafeBufferPointer { table in
+                alpha.values.withUnsafeBufferPointer { alpha in
+                    let alpha = alpha.baseAddress! + row
+                    for x in 0 ..< width {
+                        let label = labels[x]
+                        out[x] = table[Int(label != 0 ? label : owners[x / block])] ? alpha[x] : 0
+                    }
+                }
+            }
+        }
+        return FloatMap(width: width, height: height, values: output)
+    }
+
+    /// Calls `body(rowStart, labelRow, gridRow, outputRow)` for every photo row, in parallel.
+    private func forEachRow(labels: LabelMap, output: inout [Float], threads: Int,
+                            _ body: (Int, UnsafePointer<Int32>, UnsafePointer<Int32>, UnsafeMutablePointer<Float>) -> Void) {
+        let width = width, block = block, gridWidth = gridWidth
+        labels.labels.withUnsafeBufferPointer { labels in
+            grid.withUnsafeBufferPointer { grid in
+                output.withUnsafeMutableBufferPointer { out in
+                    nonisolated(unsafe) let out = out
+                    Parallel.forEach(count: height, threads: threads, minimumPerPart: 16) { rows in
+                        for y in rows {
+                            let row = y &* width
+                            body(row, labels.baseAddress! + row, grid.baseAddress! + (y / block) &* gridWidth, out.baseAddress! + row)
                         }
                     }
                 }
             }
         }
-        return FloatMap(width: alpha.width, height: alpha.height, values: values)
     }
 }
