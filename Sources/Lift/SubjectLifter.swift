@@ -91,11 +91,16 @@ public struct SubjectLifter: Sendable {
 
     /// `probabilityMap(for:)`, recording preprocessing and inference times in `timings`.
     public func probabilityMap(for image: RGBAImage, timings: inout StageTimings) throws(LiftError) -> FloatMap {
-        let variant = ModelCatalog.variant(of: model, width: image.width, height: image.height)
-        guard let network = networks[variant] ?? networks[model] else {
-            preconditionFailure("SubjectLifter holds no network for \(model.rawValue)")
-        }
+        let variant = modelVariant(width: image.width, height: image.height)
+        guard let network = networks[variant] else { preconditionFailure("SubjectLifter holds no network for \(variant.rawValue)") }
         return try network.run(image, threads: threads, timings: &timings)
+    }
+
+    /// The model variant that runs on a `width × height` photo: `.personLandscape` for wide photos
+    /// when `model` is `.person` and the landscape weights were found, else `model`.
+    public func modelVariant(width: Int, height: Int) -> ModelName {
+        let variant = ModelCatalog.variant(of: model, width: width, height: height)
+        return networks[variant] == nil ? model : variant
     }
 }
 

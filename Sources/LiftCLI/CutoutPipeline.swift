@@ -95,7 +95,7 @@ public struct CutoutPipeline {
         report.height = photo.height
         report.outputWidth = cutout.width
         report.outputHeight = cutout.height
-        report.model = ModelCatalog.variant(of: lifter.model, width: photo.width, height: photo.height).rawValue
+        report.model = lifter.modelVariant(width: photo.width, height: photo.height).rawValue
         report.quality = options.quality.rawValue
         let keptIndices = Set(kept.map(\.index))
         report.instances = analysis.subjects.map { subject in
