@@ -6,6 +6,7 @@ extension CommandEnvironment {
         CommandEnvironment(
             writeStandardOutput: { bytes in writeAll(bytes, to: STDOUT_FILENO) },
             writeStandardError: { text in writeAll(Array(text.utf8), to: STDERR_FILENO) },
+            standardInputIsTerminal: isatty(STDIN_FILENO) == 1,
             standardOutputIsTerminal: isatty(STDOUT_FILENO) == 1,
             standardErrorIsTerminal: isatty(STDERR_FILENO) == 1,
             terminalWidth: terminalColumns(),

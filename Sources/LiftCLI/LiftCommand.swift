@@ -8,6 +8,8 @@ public struct CommandEnvironment {
     public var writeStandardOutput: ([UInt8]) -> Void
     /// Writes text to standard error.
     public var writeStandardError: (String) -> Void
+    /// Whether standard input is a terminal (reading an image from it is refused).
+    public var standardInputIsTerminal: Bool
     /// Whether standard output is a terminal (binary output there is refused).
     public var standardOutputIsTerminal: Bool
     /// Whether standard error is a terminal (a progress bar is drawn there for batches).
@@ -21,11 +23,12 @@ public struct CommandEnvironment {
 
     /// An environment from its parts.
     public init(writeStandardOutput: @escaping ([UInt8]) -> Void, writeStandardError: @escaping (String) -> Void,
-                standardOutputIsTerminal: Bool, standardErrorIsTerminal: Bool, terminalWidth: Int,
+                standardInputIsTerminal: Bool, standardOutputIsTerminal: Bool, standardErrorIsTerminal: Bool, terminalWidth: Int,
                 fileSystem: any FileSystemView,
                 makeProcessor: @escaping (CutoutOptions, CommandEnvironment) throws -> (ImageJob) throws -> ImageReport) {
         self.writeStandardOutput = writeStandardOutput
         self.writeStandardError = writeStandardError
+        self.standardInputIsTerminal = standardInputIsTerminal
         self.standardOutputIsTerminal = standardOutputIsTerminal
         self.standardErrorIsTerminal = standardErrorIsTerminal
         self.terminalWidth = terminalWidth
@@ -53,9 +56,12 @@ public enum LiftCommand {
                 options = parsed
             }
             entries = try OutputPlanner(fileSystem: environment.fileSystem).plan(options)
-            let writesStandardOutput = entries.contains { if case .process(let job) = $0 { job.output == .standardOutput } else { false } }
-            if writesStandardOutput, environment.standardOutputIsTerminal {
+            let jobs = entries.compactMap { if case .process(let job) = $0 { job } else { nil } }
+            if environment.standardOutputIsTerminal, jobs.contains(where: { $0.output == .standardOutput }) {
                 throw UsageError.invalidOutput("refusing to write a PNG to the terminal; redirect standard output or use -o PATH")
+            }
+            if environment.standardInputIsTerminal, jobs.contains(where: { $0.input == .standardInput }) {
+                throw UsageError.invalidOutput("'-' reads an image from standard input, which is the terminal; pipe a file in")
             }
         } catch {
             environment.writeStandardError("lift: \(error)\n\(HelpText.hint)\n")

@@ -15,12 +15,12 @@ private struct WeightsMissing: Error, CustomStringConvertible {
 }
 
 /// An environment over an in-memory tree whose processor reports one subject per image, or fails to load.
-private func environment(_ streams: Streams, files: [String], stdoutIsTerminal: Bool = false,
+private func environment(_ streams: Streams, files: [String], stdinIsTerminal: Bool = false, stdoutIsTerminal: Bool = false,
                          processorFails: Bool = false) -> CommandEnvironment {
     CommandEnvironment(
         writeStandardOutput: { streams.output += $0 },
         writeStandardError: { streams.error += $0 },
-        standardOutputIsTerminal: stdoutIsTerminal, standardErrorIsTerminal: false, terminalWidth: 80,
+        standardInputIsTerminal: stdinIsTerminal, standardOutputIsTerminal: stdoutIsTerminal, standardErrorIsTerminal: false, terminalWidth: 80,
         fileSystem: InMemoryFileSystem(files: files),
         makeProcessor: { _, _ in
             streams.processorsMade += 1
@@ -54,6 +54,13 @@ private func environment(_ streams: Streams, files: [String], stdoutIsTerminal: 
     let streams = Streams()
     #expect(LiftCommand.run(["a.png", "-o", "-"], environment: environment(streams, files: ["a.png"], stdoutIsTerminal: true)) == 2)
     #expect(streams.error.hasPrefix("lift: refusing to write a PNG to the terminal"))
+}
+
+@Test func refusesToReadAnImageFromATerminal() {
+    let streams = Streams()
+    #expect(LiftCommand.run(["-", "-o", "x.png"], environment: environment(streams, files: [], stdinIsTerminal: true)) == 2)
+    #expect(streams.error.hasPrefix("lift: '-' reads an image from standard input, which is the terminal"))
+    #expect(streams.processorsMade == 0)
 }
 
 @Test func theModelIsLoadedOnceForTheWholeBatch() {
