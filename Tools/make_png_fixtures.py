@@ -213,6 +213,11 @@ def main():
     pixels[6, 70] = 7
     pixels[:, 100:] = 128
     save_case("flat-ct0-d08", write_png(pixels, 0, 8, False), manifest, 0, 8, False)
+    # Wide Adam7 rows: the later passes span several of the decoder's 128 KiB row batches.
+    yy, xx = np.mgrid[0:36, 0:2600]
+    pixels = np.stack([xx % 256, (xx // 12 + yy) % 256, (yy * 4) % 256], axis=-1).astype(np.int64)
+    pixels[rng.random((36, 2600)) < 0.01] = 255
+    save_case("wide-adam7-ct2-d08", write_png(pixels, 2, 8, True), manifest, 2, 8, True)
     with open(os.path.join(OUT, "manifest.tsv"), "w") as f:
         f.write("\n".join(manifest) + "\n")
     # Bombs: a tiny file declaring a huge image, and a 1x1 image whose stream inflates to 64 MiB.

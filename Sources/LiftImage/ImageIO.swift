@@ -2,12 +2,14 @@ import Foundation
 
 /// An image file format Lift recognises by content.
 public enum ImageFormat: String, Sendable, Equatable, CustomStringConvertible {
+    /// PNG (decoded and encoded by `PNGDecoder` / `PNGEncoder`).
     case png
+    /// JPEG (baseline and progressive).
     case jpeg
 
     /// The format `bytes` start with (PNG signature, JPEG SOI + marker), or nil when neither.
     public static func sniff(_ bytes: [UInt8]) -> ImageFormat? {
-        if bytes.count >= 8, bytes.prefix(8).elementsEqual([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
+        if bytes.count >= 8, bytes.prefix(8).elementsEqual(pngSignature) { return .png }
         if bytes.count >= 3, bytes[0] == 0xFF, bytes[1] == 0xD8, bytes[2] == 0xFF { return .jpeg }
         return nil
     }

@@ -156,3 +156,19 @@ func expandToRGBA<T: FixedWidthInteger>(_ samples: [T], layout: PNGSamples.Layou
         }
     }
 }
+
+@Suite struct PNGBatchBoundaryTests {
+    /// Images tall enough that rows cross the encoder's (256 KiB) and decoder's (128 KiB) batches, so the
+    /// previous-row hand-over between batches is exercised in both directions (the corpus case
+    /// wide-adam7-ct2-d08 does the same for Adam7 passes).
+    @Test func tallImagesRoundTripAcrossBatches() throws {
+        var rng = SeededGenerator(state: 2026)
+        let (w, h) = (1500, 130)
+        let rgb: [UInt8] = PNGEncoderTests.randomSamples(w * h * 3, &rng)
+        let png = try PNGEncoder.encode(PNGSamples(width: w, height: h, layout: .rgb, storage: .eight(rgb)), options: .init(level: 1))
+        #expect(try PNGDecoder.decode(png).image.pixels == expandToRGBA(rgb, layout: .rgb, opaque: 255))
+        let gray16: [UInt16] = PNGEncoderTests.randomSamples(w * h, &rng)
+        let png16 = try PNGEncoder.encode(PNGSamples(width: w, height: h, layout: .gray, storage: .sixteen(gray16)), options: .init(level: 1))
+        #expect(try PNGDecoder.decode16(png16).image.pixels == expandToRGBA(gray16, layout: .gray, opaque: 65535))
+    }
+}

@@ -179,6 +179,11 @@ func thrownError<E: Error>(_ type: E.Type, _ body: () throws -> Void) -> E? {
         #expect(throws: PNGDataError.invalidFilterType(type: 5, pass: 0, row: 1)) { try PNGDecoder.decode(PNGBytes.gray8(width: 2, height: 2, scanlines: [0, 1, 2, 5, 3, 4])) }
         #expect(throws: PNGDataError.truncatedImageData(offset: 33, bytesMissing: 3)) { try PNGDecoder.decode(PNGBytes.gray8(width: 2, height: 2, scanlines: [0, 1, 2])) }
         #expect(throws: PNGDataError.extraImageData(offset: 33)) { try PNGDecoder.decode(PNGBytes.gray8(width: 2, height: 1, scanlines: [0, 1, 2, 0])) }
+        // Rows complete, but the stream's Adler-32 trailer is cut off.
+        let noTrailer = Array(PNGBytes.storedZlib([0, 9]).dropLast(4))
+        #expect(throws: PNGDataError.truncatedImageData(offset: 33, bytesMissing: 0)) {
+            try PNGDecoder.decode(PNGBytes.signature + PNGBytes.ihdr(width: 1, height: 1) + PNGBytes.chunk("IDAT", noTrailer) + PNGBytes.chunk("IEND", []))
+        }
         // Compressed bytes after the end of the zlib stream.
         let trailing = PNGBytes.storedZlib([0, 9]) + [0]
         #expect(throws: PNGDataError.extraImageData(offset: 33)) {

@@ -54,9 +54,9 @@ public enum PNGEncoder {
 
         /// The defaults.
         public static let standard = Options()
-        /// Fast mode for masks and previews: level 1, run-length matching, Sub filter, smallest layout
-        /// (a hard mask becomes 1-bit grey).
-        public static let fast = Options(level: 1, strategy: .rle, adaptiveFilter: false, fixedFilter: 1, reduceColorType: true)
+        /// Fast mode for masks and previews: level 1, run-length matching, Up filter (on a soft 4K mask 27%
+        /// smaller than Sub at the same speed), smallest layout (a hard mask becomes 1-bit grey).
+        public static let fast = Options(level: 1, strategy: .rle, adaptiveFilter: false, fixedFilter: 2, reduceColorType: true)
     }
 
     /// Encodes an RGBA8 image (written as RGBA unless `options.reduceColorType`).

@@ -105,7 +105,8 @@ public enum PNGDataError: Error, Equatable, Sendable, CustomStringConvertible {
     case corruptStream(offset: Int, reason: String)
     /// The zlib stream's Adler-32 does not match the inflated bytes.
     case adlerMismatch(offset: Int)
-    /// The image data ends (stream end or last IDAT) before every row is complete.
+    /// The image data ends (stream end or last IDAT) before every row is complete (`bytesMissing` > 0), or
+    /// before the zlib stream's end and Adler-32 (`bytesMissing` == 0).
     case truncatedImageData(offset: Int, bytesMissing: Int)
     /// The stream holds more data than the image's rows, or compressed bytes follow the stream's end.
     case extraImageData(offset: Int)
@@ -118,6 +119,8 @@ public enum PNGDataError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .corruptStream(let o, let r): return "the compressed image data in the IDAT at byte \(o) is corrupt: \(r)"
         case .adlerMismatch(let o): return "the compressed image data ending in the IDAT at byte \(o) fails its Adler-32 check"
+        case .truncatedImageData(let o, 0):
+            return "the image data ends early (IDAT at byte \(o)): the rows are complete but the zlib stream's end and Adler-32 are missing"
         case .truncatedImageData(let o, let n): return "the image data ends early (IDAT at byte \(o)): \(n) bytes of rows are missing"
         case .extraImageData(let o): return "the image data holds more than the image's rows (IDAT at byte \(o))"
         case .invalidFilterType(let t, let p, let r):

@@ -4,7 +4,14 @@
 public struct PNGSamples: Sendable {
     /// Channel layout of the samples.
     public enum Layout: Sendable, Equatable {
-        case gray, grayAlpha, rgb, rgba
+        /// One grey sample per pixel.
+        case gray
+        /// Grey then alpha.
+        case grayAlpha
+        /// Red, green, blue.
+        case rgb
+        /// Red, green, blue, alpha (straight).
+        case rgba
 
         /// Samples per pixel.
         public var channels: Int {
@@ -28,7 +35,9 @@ public struct PNGSamples: Sendable {
 
     /// Sample storage: 8-bit or 16-bit (host-endian) values.
     public enum Storage: Sendable {
+        /// 8-bit samples.
         case eight([UInt8])
+        /// 16-bit samples, host-endian.
         case sixteen([UInt16])
     }
 
