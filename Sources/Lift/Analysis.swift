@@ -114,8 +114,7 @@ public struct Analysis: Sendable {
             // would keep the map's blur as semi-transparency just inside every edge.
             let filter = GuidedFilter(radius: radius, epsilon: options.refineEpsilon,
                                       subsampling: GuidedFilter.defaultSubsampling(width: photo.width, height: photo.height))
-            let binary = Threshold.binary(upsampled, threshold: options.threshold, threads: threads)
-            soft = filter.apply(guide: photo, input: binary, threads: threads)
+            soft = filter.apply(guide: photo, input: upsampled, inputThreshold: options.threshold, threads: threads)
         } else {
             soft = upsampled
         }

@@ -38,8 +38,11 @@ public struct GuidedFilter: Sendable, Hashable {
     }
 
     /// Filters `input` (any values, usually 0…1) guided by the RGB of `guide`; alpha of the guide is ignored.
+    /// - Parameter inputThreshold: when given, the input is first made 0/1 (1 where `input >= inputThreshold`):
+    ///   feathering a hard mask without building it.
     /// - Returns: the filtered map at `input`'s size, clamped to 0…1.
-    public func apply(guide: RGBAImage, input: FloatMap, threads: Int = Parallel.defaultThreads) -> FloatMap {
+    public func apply(guide: RGBAImage, input: FloatMap, inputThreshold: Float? = nil,
+                      threads: Int = Parallel.defaultThreads) -> FloatMap {
         precondition(guide.width == input.width && guide.height == input.height, "guide and input must have the same size")
         let width = input.width, height = input.height
         guard width > 0, height > 0 else { return input }
@@ -55,7 +58,7 @@ public struct GuidedFilter: Sendable, Hashable {
         guide.pixels.withUnsafeBufferPointer { rgba in
             input.values.withUnsafeBufferPointer { values in
                 BlockAverage.rgbAndMap(rgba: rgba.baseAddress!, map: values.baseAddress!, width: width, height: height,
-                                       block: s, into: (p, p + n, p + 2 * n, p + 3 * n), threads: threads)
+                                       block: s, mapThreshold: inputThreshold, into: (p, p + n, p + 2 * n, p + 3 * n), threads: threads)
             }
         }
         Parallel.forEach(count: n, threads: threads, minimumPerPart: 1 << 14) { range in
@@ -139,11 +142,14 @@ public struct GuidedFilter: Sendable, Hashable {
 
 /// s×s block averages (partial blocks at the right and bottom edges average what they hold).
 enum BlockAverage {
-    /// Averages the RGB of `rgba` (scaled to 0…1) and `map` into four planes of size ⌈w/s⌉ × ⌈h/s⌉.
+    /// Averages the RGB of `rgba` (scaled to 0…1) and `map` into four planes of size ⌈w/s⌉ × ⌈h/s⌉;
+    /// with `mapThreshold`, the map counts as 1 where `>= mapThreshold`, else 0.
     static func rgbAndMap(rgba: UnsafePointer<UInt8>, map: UnsafePointer<Float>, width: Int, height: Int, block: Int,
+                          mapThreshold: Float? = nil,
                           into planes: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>,
                                         UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>), threads: Int) {
         let lowWidth = (width + block - 1) / block, lowHeight = (height + block - 1) / block
+        let threshold = mapThreshold
         nonisolated(unsafe) let planes = planes
         Parallel.forEach(count: lowHeight, threads: threads, minimumPerPart: 8) { lowRows in
             for ly in lowRows {
@@ -157,7 +163,7 @@ enum BlockAverage {
                         let pixels = rgba + y &* width &* 4, values = map + y &* width
                         for x in x0 ..< x1 {
                             red &+= Int(pixels[x &* 4]); green &+= Int(pixels[x &* 4 &+ 1]); blue &+= Int(pixels[x &* 4 &+ 2])
-                            mapSum += values[x]
+                            mapSum += threshold.map { values[x] >= $0 ? 1 : 0 } ?? values[x]
                         }
                     }
                     var sum = SIMD4(Float(red) * (1 / 255), Float(green) * (1 / 255), Float(blue) * (1 / 255), mapSum)

@@ -99,21 +99,20 @@ public struct OwnershipMap: Sendable {
     /// mask where `soft` fell below `threshold` (a filled hole), else `soft` with its levels
     /// stretched so values within `snap` of 0 or 1 become exactly 0 or 1:
     /// `clamp((soft - snap) / (1 - 2 snap), 0, 1)`.
-    public func ownedAlpha(_ soft: FloatMap, labels: LabelMap, threshold: Float, snap: Float = 0,
+    public func ownedAlpha(_ soft: consuming FloatMap, labels: LabelMap, threshold: Float, snap: Float = 0,
                            threads: Int = Parallel.defaultThreads) -> FloatMap {
         precondition(snap >= 0 && snap < 0.5, "snap must be in 0..<0.5")
         precondition(soft.width == width && soft.height == height && labels.width == width, "sizes must match")
         let gain = 1 / (1 - 2 * snap)
-        var output = [Float](repeating: 0, count: width * height)
+        // Rewritten in place: the caller's soft map is consumed, so no second 4-byte-per-pixel buffer.
+        var output = soft.values
+        soft = FloatMap(width: 0, height: 0)
         forEachRow(labels: labels, output: &output, threads: threads) { row, labels, owners, out in
-            soft.values.withUnsafeBufferPointer { soft in
-                let soft = soft.baseAddress! + row
-                for x in 0 ..< width {
-                    let s = soft[x], label = labels[x]
-                    let stretched = (s - snap) * gain  // NaN (a broken map) compares false and becomes 0
-                    out[x] = owners[x / block] == 0 && label == 0 ? 0
-                        : (label != 0 && s < threshold ? 1 : (stretched > 0 ? min(stretched, 1) : 0))
-                }
+            for x in 0 ..< width {
+                let s = out[x], label = labels[x]
+                let stretched = (s - snap) * gain  // NaN (a broken map) compares false and becomes 0
+                out[x] = owners[x / block] == 0 && label == 0 ? 0
+                    : (label != 0 && s < threshold ? 1 : (stretched > 0 ? min(stretched, 1) : 0))
             }
         }
         return FloatMap(width: width, height: height, values: output)

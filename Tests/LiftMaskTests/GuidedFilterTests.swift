@@ -46,6 +46,15 @@ import TestSupport
         #expect(filter.apply(guide: photo, input: input, threads: 1) == filter.apply(guide: photo, input: input, threads: 2))
     }
 
+    @Test func inputThresholdEqualsFilteringTheBinaryMap() {
+        let (photo, input) = Self.scene(width: 90, height: 70, seed: 11)
+        let binary = Threshold.binary(input, threshold: 0.5)
+        for subsampling in [1, 3] {
+            let filter = GuidedFilter(radius: 3, epsilon: 1e-3, subsampling: subsampling)
+            #expect(filter.apply(guide: photo, input: input, inputThreshold: 0.5) == filter.apply(guide: photo, input: binary))
+        }
+    }
+
     @Test func constantInputStaysConstant() {
         let (photo, _) = Self.scene(width: 50, height: 40, seed: 3)
         let input = FloatMap(width: 50, height: 40, value: 1)
