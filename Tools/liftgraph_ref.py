@@ -148,6 +148,58 @@ def resize_bilinear(x: np.ndarray, oh: int, ow: int, coordinates: str) -> np.nda
     return rows[:, :, x0] * (1 - fx)[None, None, :, None] + rows[:, :, x1] * fx[None, None, :, None]
 
 
+def resize_nearest(x: np.ndarray, oh: int, ow: int, coordinates: str) -> np.ndarray:
+    """Nearest neighbour: floor((dst + 0.5)·in/out) for half_pixel, floor(dst·in/out) for asymmetric,
+    round(dst·(in-1)/(out-1)) for align_corners; clamped to the input."""
+    def axis(out_size: int, in_size: int) -> np.ndarray:
+        d = np.arange(out_size, dtype=np.float64)
+        if coordinates == "half_pixel":
+            index = np.floor((d + 0.5) * in_size / out_size)
+        elif coordinates == "asymmetric":
+            index = np.floor(d * in_size / out_size)
+        elif coordinates == "align_corners":
+            index = np.round(d * (in_size - 1) / (out_size - 1)) if out_size > 1 else np.zeros_like(d)
+        else:
+            raise ValueError(coordinates)
+        return np.clip(index.astype(int), 0, in_size - 1)
+    _, h, w, _ = x.shape
+    return x[:, axis(oh, h)][:, :, axis(ow, w)]
+
+
+def pool2d(x: np.ndarray, attrs: dict, kind: str) -> np.ndarray:
+    """max/avg pooling: windows over the padded input; padding never wins a max and, unless
+    `count_include_pad`, is not counted in an average. `ceil_mode` as PyTorch (a last window must
+    start inside the input or its left/top padding)."""
+    n, h, w, c = x.shape
+    kh, kw = attrs["kernel"]
+    sh, sw = attrs.get("stride", [kh, kw])
+    top, left, bottom, right = paddings({**attrs, "stride": [sh, sw], "dilation": [1, 1]}, h, w, kh, kw)
+
+    def out_size(size: int, before: int, after: int, k: int, s: int) -> int:
+        span = size + before + after - k
+        if not attrs.get("ceil_mode", False):
+            return span // s + 1
+        out = -(-span // s) + 1
+        return out - 1 if (out - 1) * s >= size + before else out
+
+    ho, wo = out_size(h, top, bottom, kh, sh), out_size(w, left, right, kw, sw)
+    out = np.zeros((n, ho, wo, c), np.float64)
+    for oy in range(ho):
+        for ox in range(wo):
+            y0, x0 = oy * sh - top, ox * sw - left
+            ys, xs = slice(max(y0, 0), min(y0 + kh, h)), slice(max(x0, 0), min(x0 + kw, w))
+            window = x[:, ys, xs, :]
+            if kind == "max":
+                out[:, oy, ox] = window.max(axis=(1, 2))
+            else:
+                if attrs.get("count_include_pad", False):  # window clipped to the padded input
+                    count = (min(y0 + kh, h + bottom) - y0) * (min(x0 + kw, w + right) - x0)
+                else:
+                    count = window.shape[1] * window.shape[2]
+                out[:, oy, ox] = window.sum(axis=(1, 2)) / count
+    return out
+
+
 def broadcast_operand(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     assert b.shape == a.shape or (b.shape[1:3] == (1, 1) and b.shape[3] == a.shape[3]), (a.shape, b.shape)
     return b
@@ -181,9 +233,11 @@ class LiftGraph:
                 y = conv2d(xs[0], w["weight"], w.get("bias"), attrs)
             elif op == "conv_transpose2d":
                 y = conv_transpose2d(xs[0], w["weight"], w.get("bias"), attrs)
+            elif op in ("max_pool2d", "avg_pool2d"):
+                y = pool2d(xs[0], attrs, op[:3])
             elif op == "global_avg_pool":
                 y = xs[0].mean(axis=(1, 2), keepdims=True)
-            elif op == "resize_bilinear":
+            elif op in ("resize_bilinear", "resize_nearest"):
                 if len(xs) > 1:
                     oh, ow = xs[1].shape[1:3]
                 elif "size" in attrs:
@@ -191,7 +245,8 @@ class LiftGraph:
                 else:
                     oh, ow = (int(np.floor(xs[0].shape[1] * attrs["scale"][0])),
                               int(np.floor(xs[0].shape[2] * attrs["scale"][1])))
-                y = resize_bilinear(xs[0], oh, ow, attrs.get("coordinates", "half_pixel"))
+                resize = resize_bilinear if op == "resize_bilinear" else resize_nearest
+                y = resize(xs[0], oh, ow, attrs.get("coordinates", "half_pixel"))
             elif op in ("add", "mul", "sub"):
                 b = broadcast_operand(xs[0], xs[1])
                 y = {"add": np.add, "mul": np.multiply, "sub": np.subtract}[op](xs[0], b)

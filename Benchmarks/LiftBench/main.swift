@@ -9,10 +9,8 @@ case "png": runPNGBench(Array(benchArguments.dropFirst()))
 case "mask": runMaskBench(Array(benchArguments.dropFirst()))
 case "mask-quality": runMaskQuality(Array(benchArguments.dropFirst()))
 case "pipeline": runPipelineBench(Array(benchArguments.dropFirst()))
+case "person": try runPersonBench(Array(benchArguments.dropFirst()))
 default:
-    print("usage: lift-bench model [--size 320] [--runs 10] [--threads 1,2]")
-    print("       lift-bench png DIR [REPEATS]")
-    print("       lift-bench mask [...] | lift-bench mask-quality [...]")
-    print("       lift-bench pipeline FILE... [--model subject|person] [--threads 1,2] [--repeat N]")
+    print("usage: lift-bench " + ["model", "png", "mask", "mask-quality", "pipeline", "person"].joined(separator: " | ") + " [options]")
     exit(2)
 }
