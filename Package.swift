@@ -20,7 +20,7 @@ var targets: [Target] = [
     .target(name: "Lift", dependencies: ["LiftImage", "LiftTensor", "LiftModel", "LiftMask"], exclude: ["README.md"], swiftSettings: fast),
     .target(name: "LiftCLI", dependencies: ["Lift"], exclude: ["README.md"], swiftSettings: fast),
     .executableTarget(name: "lift", dependencies: ["Lift", "LiftCLI"], swiftSettings: fast),
-    .executableTarget(name: "LiftBench", dependencies: ["Lift"], path: "Benchmarks/LiftBench", swiftSettings: fast),
+    .executableTarget(name: "LiftBench", dependencies: ["Lift", "TestSupport"], path: "Benchmarks/LiftBench", swiftSettings: fast),
     .target(name: "TestSupport", dependencies: ["LiftImage", "LiftTensor"], path: "Tests/TestSupport", swiftSettings: fast),
     .testTarget(name: "LiftImageTests", dependencies: ["LiftImage", "TestSupport"], swiftSettings: fast),
     .testTarget(name: "LiftTensorTests", dependencies: ["LiftTensor", "TestSupport"], swiftSettings: fast),

@@ -10,7 +10,7 @@ The module is traced with `torch.fx` in eval mode. Supported: Conv2d, ConvTransp
 BatchNorm2d (folded into the convolution before it), ReLU/ReLU6/Hardswish/Sigmoid/Hardsigmoid/Tanh
 (modules, functions and methods), Max/AvgPool2d (incl. ceil_mode), AdaptiveAvgPool2d(1) and
 mean over (2, 3), F.interpolate / nn.Upsample (bilinear or nearest, to a size, a scale or the size of
-another tensor via `other.shape[2:]`), torch.cat on channels, add/mul/sub of two tensors (broadcast
+another tensor via `other.shape[2:]`, `other.shape[-2:]` or `other.size()[2:]`), torch.cat on channels, add/mul/sub of two tensors (broadcast
 over H and W allowed), F.pad (constant), Identity/Dropout (eval: pass-through). Anything else raises
 `ExportError` naming the node. The output is deterministic: JSON with sorted keys and no spaces,
 tensors in sorted name order, so the same module exported twice gives the same bytes.
@@ -257,7 +257,7 @@ class _Builder:
                       {"pads": [top, left, bottom, right], "value": float(value or 0.0)})
         elif f is getattr and args[1] == "shape":
             self.shape_of[n] = args[0]
-        elif f is operator.getitem and args[0] in self.shape_of and args[1] == slice(2, None, None):
+        elif f is operator.getitem and args[0] in self.shape_of and args[1] in (slice(2, None, None), slice(-2, None, None)):
             self.shape_of[n] = self.shape_of[args[0]]
         elif f is torch.mean and _is_hw(arg(1, "dim")) and arg(2, "keepdim", False):
             self.emit(n, "global_avg_pool", [self.input_name(n, args[0])])

@@ -6,7 +6,8 @@ The net (NCHW 1x3x9x11 in PyTorch, NHWC in Lift) covers: 3x3 conv + BatchNorm (f
 separate node (the executor must fuse it), max pooling with ceil_mode on an odd size, a dilated
 conv, average pooling, bilinear upsampling to the size of another tensor and by a scale, nearest
 upsampling, channel concat, add with a per-channel broadcast (squeeze-excite style), a 1x1 conv,
-hard-swish, pad, and a final sigmoid as a separate node. Writes:
+hard-swish, pad, a depthwise stride-2 conv, a transposed conv with ReLU6, mean over H and W with
+hard-sigmoid, and a final sigmoid as a separate node. Writes:
 - tiny.safetensors: the model (F32), tiny_f16.safetensors: the same weights stored as F16;
 - tiny.input.f32 / tiny.output.f32: raw little-endian float32, NHWC, shapes in tiny.json;
 - tiny_f16.output.f32: PyTorch's output with the F16-rounded weights.
@@ -39,6 +40,7 @@ class Tiny(nn.Module):
         self.excite = nn.Conv2d(6, 6, 1)
         self.fuse = nn.Conv2d(5 + 6 + 6, 2, 1)
         self.depthwise = nn.Conv2d(2, 2, 3, stride=2, groups=2, padding=1)
+        self.up = nn.ConvTranspose2d(2, 3, 4, stride=2, padding=1)
 
     def forward(self, x):
         a = F.relu(self.bn1(self.conv1(x)))                     # 9x11x5
@@ -52,7 +54,9 @@ class Tiny(nn.Module):
         y = self.fuse(torch.cat((a, up, F.hardswish(F.pad(up, (0, 0, 0, 0)))), 1))
         y = F.pad(y, (1, 0, 0, 2), value=0.25)                  # 11x12x2
         y = self.depthwise(y)                                   # 6x6x2
-        return torch.sigmoid(F.interpolate(y, size=(9, 11), mode="bilinear", align_corners=False))
+        t = F.relu6(self.up(y))                                 # transposed conv, cropped by 1
+        t = t * F.hardsigmoid(t.mean((2, 3), keepdim=True))     # mean over H, W as global_avg_pool
+        return torch.sigmoid(F.interpolate(t, size=(9, 11), mode="bilinear", align_corners=False))
 
 
 def seeded(seed: int) -> Tiny:
@@ -63,6 +67,8 @@ def seeded(seed: int) -> Tiny:
         model.bn1.bias.uniform_(-0.3, 0.3)
         model.bn1.running_mean.uniform_(-0.3, 0.3)
         model.bn1.running_var.uniform_(0.5, 1.5)
+        # Larger transposed-conv weights spread the final sigmoid over more of 0…1 (more contrast to test).
+        model.up.weight.mul_(6)
     return model.eval()
 
 
@@ -105,10 +111,11 @@ def _run_rounded(model: Tiny, x: torch.Tensor, weights: dict) -> torch.Tensor:
     folded.load_state_dict(model.state_dict())
     folded.bn1 = nn.Identity()
     with torch.no_grad():
-        for name in ("conv1", "conv2", "excite", "fuse", "depthwise"):
+        for name in ("conv1", "conv2", "excite", "fuse", "depthwise", "up"):
             conv = getattr(folded, name)
             w = torch.from_numpy(weights[name + ".weight"].astype(np.float16).astype(np.float32))
-            conv.weight.copy_(w.permute(0, 3, 1, 2))
+            # Exported OHWI; Conv2d keeps OIHW, ConvTranspose2d IOHW.
+            conv.weight.copy_(w.permute(3, 0, 1, 2) if isinstance(conv, nn.ConvTranspose2d) else w.permute(0, 3, 1, 2))
             if name + ".bias" in weights:
                 b = torch.from_numpy(weights[name + ".bias"].astype(np.float16).astype(np.float32))
                 if conv.bias is None:

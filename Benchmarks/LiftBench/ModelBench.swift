@@ -2,36 +2,39 @@ import Foundation
 import Lift
 import LiftTensor
 
-/// `lift-bench model [--size 320] [--runs 10] [--threads 1,2] [--work Benchmarks/.work]`:
+/// `lift-bench model [--size 320] [--runs 5] [--rounds 3] [--threads 1,2] [--work Benchmarks/.work] [--profile]`:
 /// U²-Net-small (random seeded weights) in Lift and in onnxruntime on the same input, same threads.
 ///
 /// The model is generated on first use by `Tools/u2net_small.py` into the ignored work folder (never
 /// into `Weights/`), as `.safetensors` for Lift and `.onnx` for onnxruntime. The peer runs in
 /// `Benchmarks/model_peer.py` with `$LIFT_PYTHON` (default `/work/venv/bin/python`, else `python3`).
-/// Prints, per thread count, the median milliseconds of both, Lift / onnxruntime, Lift's GFLOP/s
-/// (convolutions by the explicit formula) and the max |Δ| between the two outputs. `--profile`
+/// Each round times `runs` Lift runs then `runs` onnxruntime runs, so both see the same machine load.
+/// Prints, per thread count, median and minimum milliseconds of both, Lift / onnxruntime (median of
+/// the per-round ratios, and ratio of the minimums), Lift's GFLOP/s (convolutions by the explicit
+/// formula) and the max |Δ| between the two outputs. `--profile`
 /// also prints Lift's time per kind of operation (one run per thread count).
 func runModelBench(_ arguments: [String]) {
-    var size = 320, runs = 10, threads = [1, 2], work = "Benchmarks/.work", profile = false
+    var size = 320, runs = 5, rounds = 3, threads = [1, 2], work = "Benchmarks/.work", profile = false
     var index = 0
     while index < arguments.count {
         let value = index + 1 < arguments.count ? arguments[index + 1] : ""
         switch arguments[index] {
         case "--size": size = Int(value) ?? size
         case "--runs": runs = max(Int(value) ?? runs, 1)
+        case "--rounds": rounds = max(Int(value) ?? rounds, 1)
         case "--threads": threads = value.split(separator: ",").compactMap { Int($0) }
         case "--work": work = value
         case "--profile":
             profile = true
             index -= 1
         default:
-            print("usage: lift-bench model [--size 320] [--runs 10] [--threads 1,2] [--work Benchmarks/.work] [--profile]")
+            print("usage: lift-bench model [--size 320] [--runs 5] [--rounds 3] [--threads 1,2] [--work Benchmarks/.work] [--profile]")
             exit(2)
         }
         index += 2
     }
     do {
-        try benchmarkU2NetSmall(size: size, runs: runs, threads: threads, work: work, profile: profile)
+        try benchmarkU2NetSmall(size: size, runs: runs, rounds: rounds, threads: threads, work: work, profile: profile)
     } catch {
         print("lift-bench model: \(error)")
         exit(1)
@@ -65,6 +68,13 @@ private struct BenchError: Error, CustomStringConvertible {
     var description: String { message }
 }
 
+/// CPU time the calling thread has used, in milliseconds.
+private func threadCPUMilliseconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Double(time.tv_sec) * 1e3 + Double(time.tv_nsec) / 1e6
+}
+
 /// Median of `values` (non-empty).
 private func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
@@ -78,7 +88,7 @@ private func readFloats(_ path: String) throws -> [Float] {
     }
 }
 
-private func benchmarkU2NetSmall(size: Int, runs: Int, threads: [Int], work: String, profile: Bool) throws {
+private func benchmarkU2NetSmall(size: Int, runs: Int, rounds: Int, threads: [Int], work: String, profile: Bool) throws {
     let prefix = "\(work)/u2net_small_\(size)"
     if !FileManager.default.fileExists(atPath: prefix + ".onnx") || !FileManager.default.fileExists(atPath: prefix + ".safetensors") {
         print("generating \(prefix).{safetensors,onnx} with Tools/u2net_small.py …")
@@ -88,42 +98,66 @@ private func benchmarkU2NetSmall(size: Int, runs: Int, threads: [Int], work: Str
     let shape = TensorShape(n: 1, h: size, w: size, c: 3)
     let input = Tensor(shape: shape, values: try readFloats(prefix + ".input.f32"))
     let output = Tensor(shape: try model.outputShape(forInput: shape))
-    let flops = Double(try model.convolutionFLOPs(forInput: shape))
-    print("U²-Net-small \(size)×\(size), \(String(format: "%.2f", flops / 1e9)) GFLOP (convolutions), median of \(runs) runs")
-    print("threads | Lift ms | onnxruntime ms | Lift/ORT | Lift GFLOP/s | max |Δ| vs ORT")
+    let flops = try model.convolutionFLOPs(forInput: shape)
+    print("U²-Net-small \(size)×\(size), \(String(format: "%.2f", flops / 1e9)) GFLOP (convolutions); "
+          + "\(rounds) rounds of Lift then onnxruntime, \(runs) timed runs each")
+    print("threads | Lift median / min ms | ORT median / min ms | Lift/ORT median, min | Lift GFLOP/s | max |Δ| vs ORT")
     for count in threads {
         for _ in 0 ..< 2 { try model.run(input, into: output, threads: count) }
-        var times: [Double] = []
-        for _ in 0 ..< runs {
-            let start = DispatchTime.now().uptimeNanoseconds
-            try model.run(input, into: output, threads: count)
-            times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+        var lift: [Double] = [], peer: [Double] = [], ratios: [Double] = [], liftCPU: [Double] = [], peerCPU: [Double] = []
+        var difference: Float = 0
+        for _ in 0 ..< rounds {
+            var times: [Double] = []
+            for _ in 0 ..< runs {
+                let start = DispatchTime.now().uptimeNanoseconds, startCPU = threadCPUMilliseconds()
+                try model.run(input, into: output, threads: count)
+                times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                liftCPU.append(threadCPUMilliseconds() - startCPU)
+            }
+            let peerOutput = "\(prefix).ort\(count).f32"
+            let report = try runPython(["Benchmarks/model_peer.py", "--onnx", prefix + ".onnx", "--input", prefix + ".input.f32",
+                                        "--size", String(size), "--threads", String(count), "--runs", String(runs),
+                                        "--output", peerOutput])
+            guard let line = report.split(separator: "\n").last,
+                  let fields = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let peerTimes = fields["times_ms"] as? [Double], !peerTimes.isEmpty,
+                  let peerThreadCPU = fields["thread_cpu_ms"] as? [Double]
+            else { throw BenchError(message: "model_peer.py printed no result: \(report)") }
+            let reference = try readFloats(peerOutput)
+            difference = max(difference, zip(output.toArray(), reference).reduce(Float(0)) { max($0, abs($1.0 - $1.1)) })
+            lift += times
+            peer += peerTimes
+            peerCPU += peerThreadCPU
+            ratios.append(median(times) / median(peerTimes))
         }
-        let lift = median(times)
-        let peerOutput = "\(prefix).ort\(count).f32"
-        let report = try runPython(["Benchmarks/model_peer.py", "--onnx", prefix + ".onnx", "--input", prefix + ".input.f32",
-                                    "--size", String(size), "--threads", String(count), "--runs", String(runs),
-                                    "--output", peerOutput])
-        guard let line = report.split(separator: "\n").last,
-              let fields = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-              let peer = fields["median_ms"] as? Double
-        else { throw BenchError(message: "model_peer.py printed no result: \(report)") }
-        let reference = try readFloats(peerOutput)
-        let difference = zip(output.toArray(), reference).reduce(Float(0)) { max($0, abs($1.0 - $1.1)) }
-        print(String(format: "%7d | %7.1f | %14.1f | %8.2f | %12.1f | %.2e", count, lift, peer, lift / peer,
-                     flops / lift / 1e6, difference))
+        let liftMin = lift.min() ?? 0, peerMin = peer.min() ?? 0
+        print(String(format: "%7d | %9.1f / %7.1f | %8.1f / %7.1f | %9.2f, %5.2f | %12.1f | %.2e", count, median(lift), liftMin,
+                     median(peer), peerMin, median(ratios), liftMin / peerMin, flops / median(lift) / 1e6, difference))
+        if count == 1 {
+            // With one thread all work runs on the calling thread: its CPU time excludes preemption.
+            print(String(format: "  1 thread, calling thread's CPU time: Lift median / min %.1f / %.1f ms, ORT %.1f / %.1f ms, "
+                         + "Lift/ORT %.2f, %.2f; Lift %.1f GFLOP/s", median(liftCPU), liftCPU.min() ?? 0, median(peerCPU),
+                         peerCPU.min() ?? 0, median(liftCPU) / median(peerCPU), (liftCPU.min() ?? 0) / (peerCPU.min() ?? 1),
+                         flops / median(liftCPU) / 1e6))
+        }
     }
     if profile {
         for count in threads { printProfile(try model.profile(input, threads: count), threads: count) }
     }
 }
 
-/// Lift's time per kind of operation, largest first.
+/// Lift's time per kind of operation, largest first: wall time, and with one thread the calling
+/// thread's CPU time (all of the work, without preemption).
 private func printProfile(_ timings: [Model.OperationTiming], threads: Int) {
+    let cpu = threads == 1
+    func time(_ timing: Model.OperationTiming) -> Double { cpu ? timing.callingThreadCPUSeconds : timing.seconds }
     var byKind: [String: (seconds: Double, count: Int)] = [:]
-    for timing in timings { byKind[timing.kind, default: (0, 0)].seconds += timing.seconds; byKind[timing.kind, default: (0, 0)].count += 1 }
-    let total = timings.reduce(0) { $0 + $1.seconds }
-    print("profile, \(threads) thread(s), \(String(format: "%.1f", total * 1000)) ms:")
+    for timing in timings {
+        byKind[timing.kind, default: (0, 0)].seconds += time(timing)
+        byKind[timing.kind, default: (0, 0)].count += 1
+    }
+    let total = timings.reduce(0) { $0 + time($1) }
+    print("profile, \(threads) thread(s), \(cpu ? "thread CPU time" : "wall time") \(String(format: "%.1f", total * 1000)) ms:")
     for (kind, entry) in byKind.sorted(by: { $0.value.seconds > $1.value.seconds }) {
         let label = kind.padding(toLength: max(kind.count, 24), withPad: " ", startingAt: 0)
         print("  " + label + String(format: " %3d× %8.2f ms %5.1f %%", entry.count, entry.seconds * 1000, entry.seconds / total * 100))

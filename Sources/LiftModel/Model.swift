@@ -96,24 +96,27 @@ public final class Model: @unchecked Sendable {
     public func run(_ input: Tensor, into output: Tensor, threads: Int = Parallel.defaultThreads) throws {
         lock.lock()
         defer { lock.unlock() }
-        let result = try execute(input, threads: threads)
-        guard output.shape == result.shape else {
-            throw GraphError.shapeMismatch(node: outputNames[0], reason: "the output tensor has shape \(output.shape), the model writes \(result.shape)")
+        let expected = try plan(for: input.shape).shapes[program.outputs[0]]
+        guard output.shape == expected else {
+            throw GraphError.shapeMismatch(node: outputNames[0], reason: "the output tensor has shape \(output.shape), the model writes \(expected)")
         }
+        let result = try execute(input, threads: threads)
         output.data.update(from: result.data, count: result.count)
     }
 
     /// Floating-point operations of the convolutions for an input of `shape`, by the explicit formula
     /// 2·N·Ho·Wo·Cout·(Cin/groups)·Kh·Kw (transposed: 2·N·H·W·Cin·Cout·Kh·Kw); other ops are not counted.
-    public func convolutionFLOPs(forInput shape: TensorShape) throws -> Int {
+    public func convolutionFLOPs(forInput shape: TensorShape) throws -> Double {
         let shapes = try program.inferShapes(input: shape, limits: limits)
         return program.steps.reduce(0) { total, step in
             switch step.kernel {
             case .conv(let conv):
-                let o = shapes[step.output], p = conv.parameters
-                return total + 2 * o.count * (conv.inputChannels / p.groups) * p.kernelHeight * p.kernelWidth
+                let p = conv.parameters
+                let perOutput = Double((conv.inputChannels / p.groups) * p.kernelHeight * p.kernelWidth)
+                return total + 2 * Double(shapes[step.output].count) * perOutput
             case .convTranspose(let conv):
-                return total + 2 * shapes[step.inputs[0]].count * conv.outputChannels * conv.kernelHeight * conv.kernelWidth
+                let perInput = Double(conv.outputChannels * conv.kernelHeight * conv.kernelWidth)
+                return total + 2 * Double(shapes[step.inputs[0]].count) * perInput
             default:
                 return total
             }
@@ -148,6 +151,9 @@ public final class Model: @unchecked Sendable {
         public let shape: TensorShape
         /// Wall time of the operation in seconds.
         public let seconds: Double
+        /// CPU time of the calling thread in seconds: with `threads: 1` all of the operation's work,
+        /// without the time the thread spent preempted (steadier than `seconds` on a busy machine).
+        public let callingThreadCPUSeconds: Double
     }
 
     /// Runs the model once like `run(_:threads:)`, timing every operation (for benchmarks).
@@ -155,17 +161,19 @@ public final class Model: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         var timings: [OperationTiming] = []
-        _ = try execute(input, threads: threads) { index, seconds, shape in
+        _ = try execute(input, threads: threads) { index, seconds, cpuSeconds, shape in
             let step = self.program.steps[index]
-            timings.append(OperationTiming(name: step.name, kind: step.kindDescription, shape: shape, seconds: seconds))
+            timings.append(OperationTiming(name: step.name, kind: step.kindDescription, shape: shape, seconds: seconds,
+                                           callingThreadCPUSeconds: cpuSeconds))
         }
         return timings
     }
 
     /// Runs every step into the plan's buffers; returns the tensor holding the first output. Caller
-    /// holds `lock`. `observe`, if given, receives each step's index, seconds and output shape.
+    /// holds `lock`. `observe`, if given, receives each step's index, wall and calling-thread CPU
+    /// seconds, and output shape.
     private func execute(_ input: Tensor, threads: Int,
-                         observe: ((Int, Double, TensorShape) -> Void)? = nil) throws -> Tensor {
+                         observe: ((Int, Double, Double, TensorShape) -> Void)? = nil) throws -> Tensor {
         let plan = try self.plan(for: input.shape)
         plan.input.reshape(to: input.shape)
         plan.input.data.update(from: input.data, count: input.count)
@@ -173,14 +181,22 @@ public final class Model: @unchecked Sendable {
             let output = plan.stepOutputs[index]
             output.reshape(to: plan.shapes[step.output])
             if let observe {
-                let start = DispatchTime.now().uptimeNanoseconds
+                let start = DispatchTime.now().uptimeNanoseconds, startCPU = Self.callingThreadCPUSeconds()
                 step.run(inputs: plan.stepInputs[index], output: output, threads: threads)
-                observe(index, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, output.shape)
+                observe(index, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9,
+                        Self.callingThreadCPUSeconds() - startCPU, output.shape)
             } else {
                 step.run(inputs: plan.stepInputs[index], output: output, threads: threads)
             }
         }
         return plan.outputs[0]
+    }
+
+    /// CPU seconds the calling thread has used.
+    private static func callingThreadCPUSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
     /// The plan for `shape`, made (and cached) on first use. Caller holds `lock`.

@@ -26,21 +26,28 @@ public enum Activation: String, Sendable, Hashable, CaseIterable {
     }
 
     /// The activation applied to 16 values at once (same results as `apply` lane by lane).
-    @inline(__always)
+    /// `@_transparent` because the optimiser ignored `@inline(__always)` here inside the large tile
+    /// functions, and the out-of-line call moved every SIMD16 through the stack (1×1 convs with 16
+    /// input channels ran 25 % slower).
+    @_transparent
     func apply(_ x: SIMD16<Float>) -> SIMD16<Float> {
         switch self {
         case .none: return x
-        case .relu: return x.replacing(with: 0, where: x .< 0)
-        case .relu6: return x.clamped(lowerBound: SIMD16(repeating: 0), upperBound: SIMD16(repeating: 6))
-        case .hardswish:
-            let gate = (x + 3).clamped(lowerBound: SIMD16(repeating: 0), upperBound: SIMD16(repeating: 6))
-            return x * (gate * (1 / 6))
-        case .sigmoid:
-            var out = x
-            for lane in 0 ..< 16 { out[lane] = logistic(x[lane]) }
-            return out
+        case .relu: return pointwiseMax(x, Vector())
+        case .relu6: return clampRelu6(x)
+        case .hardswish: return x * (clampRelu6(x + 3) * (1 / 6))
+        case .sigmoid: return logisticLanes(x)
         }
     }
+}
+
+/// `logistic` on each lane; kept out of line so that `Activation.apply` stays small enough to inline
+/// into every kernel's epilogue.
+@inline(never)
+func logisticLanes(_ x: SIMD16<Float>) -> SIMD16<Float> {
+    var out = x
+    for lane in 0 ..< 16 { out[lane] = logistic(x[lane]) }
+    return out
 }
 
 /// The logistic function 1 / (1 + e^(−x)), saturating cleanly for large |x|.

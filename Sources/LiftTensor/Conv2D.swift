@@ -52,7 +52,8 @@ func windowOutputSize(input: Int, padBefore: Int, padAfter: Int, kernel: Int, st
 /// Weights come in OHWI order `[Cout, Kh, Kw, Cin/groups]` and are packed into
 /// `[group][Cout/16 block][Kh][Kw][Cin/groups][16]` (zero-padded lanes) for the direct SIMD kernel.
 /// Depthwise convolutions (groups = Cin = Cout) use a specialised kernel; 1×1 stride-1 unpadded
-/// convolutions run as a blocked GEMM over all pixels. Results do not depend on the thread count.
+/// convolutions run as a blocked GEMM over all pixels; layers with at most 8 output channels per group
+/// (side outputs, fusions) vectorise over input channels instead. Results do not depend on the thread count.
 public final class Conv2D: @unchecked Sendable {
     /// Input channels Cin (all groups).
     public let inputChannels: Int
@@ -81,11 +82,11 @@ public final class Conv2D: @unchecked Sendable {
         self.inputChannels = inputChannels
         self.outputChannels = outputChannels
         self.parameters = parameters
-        let isDepthwise = groups > 1 && groups == inputChannels && groups == outputChannels
         packed = PackedConvWeights(weights: weights, bias: bias, outputChannels: outputChannels,
                                    inputChannelsPerGroup: inputChannels / groups, groups: groups,
                                    kernelHeight: parameters.kernelHeight, kernelWidth: parameters.kernelWidth,
-                                   depthwise: isDepthwise)
+                                   layout: .choose(inputChannels: inputChannels, outputChannels: outputChannels, groups: groups,
+                                                   channelTail: true))
     }
 
     /// The padding this convolution applies to an input of `shape`.
@@ -117,10 +118,12 @@ public final class Conv2D: @unchecked Sendable {
         precondition(output.shape == expected, "conv output shape \(output.shape) must be \(expected)")
         precondition(input !== output, "conv cannot run in place")
         let geometry = ConvGeometry(conv: self, input: input.shape, output: expected, padding: padding(for: input.shape))
-        if packed.depthwise {
-            runDepthwise(geometry, input: input.data, output: output.data, threads: threads)
-        } else {
-            runDirect(geometry, input: input.data, output: output.data, threads: threads)
+        withExtendedLifetime(packed) {
+            switch packed.layout {
+            case .depthwise: runDepthwise(geometry, input: input.data, output: output.data, threads: threads)
+            case .dot: runDot(geometry, input: input.data, output: output.data, threads: threads)
+            case .blocked: runDirect(geometry, input: input.data, output: output.data, threads: threads)
+            }
         }
     }
 }

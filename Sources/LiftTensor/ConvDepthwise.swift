@@ -1,73 +1,130 @@
-// Depthwise convolution (groups = Cin = Cout): channels are the vector lanes. Each output pixel's 16
-// channels accumulate Kh·Kw products of an input vector and a packed weight vector; a tile of 8 pixels
-// shares every weight load. 3×3 and 5×5 kernels get the tap loops unrolled by constant propagation.
+// Depthwise convolution (groups = Cin = Cout): channels are the vector lanes. A tile of 8 output
+// pixels × 16 channels accumulates Kh·Kw products of an input vector and a packed weight vector.
+// For 3×3 and 5×5 kernels at stride 1 each input vector of a kernel row is loaded once and reused by
+// every tap that covers it (8 + Kw − 1 loads instead of 8·Kw); other cases gather a vector per tap.
+// Padded columns contribute zeros, padded rows are skipped, in the same order on every path.
+// 3×3 and 5×5 kernel sizes are compile-time constants, so their tap loops unroll.
 
 /// Runs a depthwise convolution; `geometry` fixes every size.
 func runDepthwise(_ g: ConvGeometry, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, threads: Int) {
-    let channelBlocks = (g.outputChannels + vectorWidth - 1) / vectorWidth
     let rows = g.batch * g.outputHeight
-    let minimumItems = max(1, (1 << 16) / max(2 * g.outputWidth * vectorWidth * g.packed.taps, 1))
-    Parallel.forEach(count: rows * channelBlocks, threads: threads, minimumPerPart: minimumItems) { range in
-        for item in range {
-            let row = item / channelBlocks, channelBlock = item % channelBlocks
+    let minimumItems = max(1, (1 << 16) / max(2 * g.outputWidth * g.outputChannels * g.packed.taps, 1))
+    Parallel.forEach(count: rows, threads: threads, minimumPerPart: minimumItems) { range in
+        for row in range {
             let b = row / g.outputHeight, oy = row % g.outputHeight
             switch (g.kernelHeight, g.kernelWidth) {
-            case (3, 3): depthwiseRow(g, input, output, b, oy, channelBlock, kernelHeight: 3, kernelWidth: 3)
-            case (5, 5): depthwiseRow(g, input, output, b, oy, channelBlock, kernelHeight: 5, kernelWidth: 5)
-            default: depthwiseRow(g, input, output, b, oy, channelBlock, kernelHeight: g.kernelHeight, kernelWidth: g.kernelWidth)
+            case (3, 3): depthwiseRow(g, input, output, b, oy, KernelSize<3, 3>.self)
+            case (5, 5): depthwiseRow(g, input, output, b, oy, KernelSize<5, 5>.self)
+            default: depthwiseRow(g, input, output, b, oy, KernelSize<0, 0>.self)
             }
         }
     }
 }
 
-/// One output row of one 16-channel block.
-@inline(__always)
-private func depthwiseRow(_ g: ConvGeometry, _ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>,
-                          _ b: Int, _ oy: Int, _ channelBlock: Int, kernelHeight: Int, kernelWidth: Int) {
-    let channels = g.inputChannels
-    let padded = roundUpToVector(channels)
-    let c0 = channelBlock &* vectorWidth
-    let lanes = min(vectorWidth, channels &- c0)
-    let weights = UnsafePointer(g.packed.weights.pointer) + c0
-    let bias = loadVector(g.packed.bias.pointer + c0)
-    let zero = UnsafePointer(g.packed.zeroRow.pointer)
-    let activation = g.activation
-    let imageBase = input + (b &* g.inputHeight &* g.inputWidth &* channels &+ c0)
-    let outRow = output + ((b &* g.outputHeight &+ oy) &* g.outputWidth &* channels &+ c0)
-    let iyTop = oy &* g.strideY &- g.padTop
-    let rowsInside = iyTop >= 0 && iyTop &+ (kernelHeight &- 1) &* g.dilationY < g.inputHeight
-    let pixelStep = g.strideX &* channels
+/// A kernel size fixed at compile time so tap loops unroll; `KernelSize<0, 0>` means "read it from
+/// the geometry at run time".
+enum KernelSize<let KH: Int, let KW: Int> {}
+
+/// One output row: tiles of 8 pixels (then single pixels), each through all 16-channel blocks, so
+/// memory is walked in address order.
+private func depthwiseRow<let KH: Int, let KW: Int>(_ g: ConvGeometry, _ input: UnsafePointer<Float>,
+                                                    _ output: UnsafeMutablePointer<Float>, _ b: Int, _ oy: Int,
+                                                    _: KernelSize<KH, KW>.Type) {
+    let kernelHeight = KH > 0 ? KH : g.kernelHeight, kernelWidth = KW > 0 ? KW : g.kernelWidth
+    let channelBlocks = (g.outputChannels &+ vectorWidth &- 1) / vectorWidth
     var ox = 0
+    while ox &+ 8 <= g.outputWidth {
+        for block in 0 ..< channelBlocks {
+            depthwiseTile(g, input, output, b, oy, ox, block, kernelHeight, kernelWidth, Tile<8, 1>.self, KernelSize<KH, KW>.self)
+        }
+        ox &+= 8
+    }
     while ox < g.outputWidth {
-        let ix0 = ox &* g.strideX &- g.padLeft
-        let tileFits = ox &+ 8 <= g.outputWidth && rowsInside && ix0 >= 0
-            && ix0 &+ 7 &* g.strideX &+ (kernelWidth &- 1) &* g.dilationX < g.inputWidth
-        if tileFits {
-            var acc = InlineArray<8, Vector>(repeating: bias)
-            for ky in 0 ..< kernelHeight {
-                let rowBase = imageBase + ((iyTop &+ ky &* g.dilationY) &* g.inputWidth &+ ix0) &* channels
-                for kx in 0 ..< kernelWidth {
-                    let weight = loadVector(weights + ((ky &* kernelWidth &+ kx) &* padded))
-                    let tap = rowBase + (kx &* g.dilationX &* channels)
-                    for p in 0 ..< 8 { acc[p] = acc[p].addingProduct(loadVector(tap + (p &* pixelStep)), weight) }
-                }
-            }
-            for p in 0 ..< 8 { storeVector(activation.apply(acc[p]), outRow + ((ox &+ p) &* channels), lanes: lanes) }
-            ox &+= 8
+        for block in 0 ..< channelBlocks {
+            depthwiseTile(g, input, output, b, oy, ox, block, kernelHeight, kernelWidth, Tile<1, 1>.self, KernelSize<KH, KW>.self)
+        }
+        ox &+= 1
+    }
+}
+
+/// Pixels `ox ..< ox+P` of row `oy`, channels `16·channelBlock ..< +16`. The two loop nests live in
+/// separate functions so that each keeps its accumulators in registers.
+@inline(__always)
+private func depthwiseTile<let P: Int, let KH: Int, let KW: Int>(
+    _ g: ConvGeometry, _ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, _ b: Int, _ oy: Int, _ ox: Int,
+    _ channelBlock: Int, _ kernelHeight: Int, _ kernelWidth: Int, _ tile: Tile<P, 1>.Type, _ size: KernelSize<KH, KW>.Type
+) {
+    let c0 = channelBlock &* vectorWidth
+    let ix0 = ox &* g.strideX &- g.padLeft
+    let acc: InlineArray<P, Vector>
+    // Stride 2 would need (8−1)·2 + Kw row vectors next to 8 accumulators: they spill, so it gathers.
+    if KW > 0 && g.dilationX == 1 && g.strideX == 1 && P &- 1 &+ KW <= 12 {
+        acc = depthwiseReuse(g, input, b, oy, ix0, c0, tile, size)
+    } else {
+        acc = depthwiseGather(g, input, b, oy, ix0, c0, kernelHeight, kernelWidth, tile)
+    }
+    let channels = g.inputChannels
+    let lanes = min(vectorWidth, channels &- c0)
+    let out = output + (((b &* g.outputHeight &+ oy) &* g.outputWidth &+ ox) &* channels &+ c0)
+    for p in 0 ..< P { storeVector(g.activation.apply(acc[p]), out + (p &* channels), lanes: lanes) }
+}
+
+/// Tile at horizontal stride 1, dilation 1, compile-time kernel size: the `P + Kw − 1` input vectors
+/// of a kernel row are loaded once (zeros outside the input) and shared by every tap that covers
+/// them, all in registers.
+@inline(never)
+private func depthwiseReuse<let P: Int, let KH: Int, let KW: Int>(
+    _ g: ConvGeometry, _ input: UnsafePointer<Float>, _ b: Int, _ oy: Int, _ ix0: Int, _ c0: Int,
+    _: Tile<P, 1>.Type, _: KernelSize<KH, KW>.Type
+) -> InlineArray<P, Vector> {
+    let channels = g.inputChannels, padded = roundUpToVector(channels)
+    let imageBase = input + (b &* g.inputHeight &* g.inputWidth &* channels &+ c0)
+    let span = P &- 1 &+ KW
+    let inside = ix0 >= 0 && ix0 &+ span <= g.inputWidth
+    var acc = InlineArray<P, Vector>(repeating: loadVector(g.packed.bias + c0))
+    for ky in 0 ..< KH {
+        let iy = oy &* g.strideY &- g.padTop &+ ky &* g.dilationY
+        if iy < 0 || iy >= g.inputHeight { continue }
+        let rowBase = imageBase + (iy &* g.inputWidth &* channels)
+        let rowWeights = g.packed.weights + (c0 &+ ky &* KW &* padded)
+        var row = InlineArray<12, Vector>(repeating: Vector())
+        if inside {
+            for i in 0 ..< span { row[i] = loadVector(rowBase + ((ix0 &+ i) &* channels)) }
         } else {
-            // Edge pixel: taps outside the input read the zero row (same sum order as the tile path).
-            var acc = bias
-            for ky in 0 ..< kernelHeight {
-                let iy = iyTop &+ ky &* g.dilationY
-                if iy < 0 || iy >= g.inputHeight { continue }
-                for kx in 0 ..< kernelWidth {
-                    let ix = ix0 &+ kx &* g.dilationX
-                    let source = ix >= 0 && ix < g.inputWidth ? imageBase + ((iy &* g.inputWidth &+ ix) &* channels) : zero
-                    acc = acc.addingProduct(loadVector(source), loadVector(weights + ((ky &* kernelWidth &+ kx) &* padded)))
-                }
+            for i in 0 ..< span where UInt(bitPattern: ix0 &+ i) < UInt(g.inputWidth) {
+                row[i] = loadVector(rowBase + ((ix0 &+ i) &* channels))
             }
-            storeVector(activation.apply(acc), outRow + (ox &* channels), lanes: lanes)
-            ox &+= 1
+        }
+        for kx in 0 ..< KW {
+            let weight = loadVector(rowWeights + (kx &* padded))
+            for p in 0 ..< P { acc[p] = acc[p].addingProduct(row[p &+ kx], weight) }
         }
     }
+    return acc
+}
+
+/// Any tile: every tap loads its own input vector; padded columns read the zero row, padded rows are
+/// skipped (the same sums, in the same order, as `depthwiseReuse`).
+@inline(never)
+private func depthwiseGather<let P: Int>(_ g: ConvGeometry, _ input: UnsafePointer<Float>, _ b: Int, _ oy: Int,
+                                         _ ix0: Int, _ c0: Int, _ kernelHeight: Int, _ kernelWidth: Int,
+                                         _: Tile<P, 1>.Type) -> InlineArray<P, Vector> {
+    let channels = g.inputChannels, padded = roundUpToVector(channels)
+    let imageBase = input + (b &* g.inputHeight &* g.inputWidth &* channels &+ c0)
+    var acc = InlineArray<P, Vector>(repeating: loadVector(g.packed.bias + c0))
+    for ky in 0 ..< kernelHeight {
+        let iy = oy &* g.strideY &- g.padTop &+ ky &* g.dilationY
+        if iy < 0 || iy >= g.inputHeight { continue }
+        let rowBase = imageBase + (iy &* g.inputWidth &* channels)
+        let rowWeights = g.packed.weights + (c0 &+ ky &* kernelWidth &* padded)
+        for kx in 0 ..< kernelWidth {
+            let weight = loadVector(rowWeights + (kx &* padded))
+            for p in 0 ..< P {
+                let ix = ix0 &+ p &* g.strideX &+ kx &* g.dilationX
+                let source = ix >= 0 && ix < g.inputWidth ? rowBase + (ix &* channels) : g.packed.zeroRow
+                acc[p] = acc[p].addingProduct(loadVector(source), weight)
+            }
+        }
+    }
+    return acc
 }

@@ -41,7 +41,7 @@ func runDirect(_ geometry: ConvGeometry, input: UnsafePointer<Float>, output: Un
                 let block = inGroup * chunkWidth
                 switch chunkWidth {
                 case 4: directRow(frozen, input, output, b, oy, group, block, start, end, pixels: 4, blocks: 4)
-                case 2: directRow(frozen, input, output, b, oy, group, block, start, end, pixels: 6, blocks: 2)
+                case 2: directRow(frozen, input, output, b, oy, group, block, start, end, pixels: 8, blocks: 2)
                 default: directRow(frozen, input, output, b, oy, group, block, start, end, pixels: 8, blocks: 1)
                 }
             } else {
@@ -62,8 +62,8 @@ private func directRow(_ g: ConvGeometry, _ input: UnsafePointer<Float>, _ outpu
     case (4, 4):
         while ox &+ 4 <= end { directTile(g, input, output, b, oy, ox, group, block, Tile<4, 4>.self); ox &+= 4 }
         while ox < end { directTile(g, input, output, b, oy, ox, group, block, Tile<1, 4>.self); ox &+= 1 }
-    case (6, 2):
-        while ox &+ 6 <= end { directTile(g, input, output, b, oy, ox, group, block, Tile<6, 2>.self); ox &+= 6 }
+    case (8, 2):
+        while ox &+ 8 <= end { directTile(g, input, output, b, oy, ox, group, block, Tile<8, 2>.self); ox &+= 8 }
         while ox < end { directTile(g, input, output, b, oy, ox, group, block, Tile<1, 2>.self); ox &+= 1 }
     default:
         while ox &+ 8 <= end { directTile(g, input, output, b, oy, ox, group, block, Tile<8, 1>.self); ox &+= 8 }
@@ -84,21 +84,26 @@ private func directTile<let P: Int, let B: Int>(_ g: ConvGeometry, _ input: Unsa
     let cinG = packed.inputChannelsPerGroup
     let blockStride = packed.blockStride
     let firstBlock = group &* packed.blocksPerGroup &+ block
-    let weightBase = UnsafePointer(packed.weights.pointer) + (firstBlock &* blockStride)
-    let biasBase = UnsafePointer(packed.bias.pointer) + (firstBlock &* vectorWidth)
+    let weightBase = packed.weights + (firstBlock &* blockStride)
+    let biasBase = packed.bias + (firstBlock &* vectorWidth)
     var acc = InlineArray<P, InlineArray<B, Vector>>(repeating: InlineArray<B, Vector>(repeating: Vector()))
     for p in 0 ..< P {
         for k in 0 ..< B { acc[p][k] = loadVector(biasBase + (k &* vectorWidth)) }
     }
-    let zero = UnsafePointer(packed.zeroRow.pointer)
+    let zero = packed.zeroRow
     let ix0 = ox &* g.strideX &- g.padLeft
     let interior = ix0 >= 0 && ix0 &+ (P &- 1) &* g.strideX &+ (g.kernelWidth &- 1) &* g.dilationX < g.inputWidth
     let pixelStride = g.inputChannels
+    // In an interior tile of an undilated dense convolution the Kw taps of a kernel row are one
+    // contiguous run of Kw·Cin floats in both the input and the packed weights: one segment per row.
+    let wholeRow = interior && g.dilationX == 1 && packed.groups == 1
+    let segments = wholeRow ? 1 : g.kernelWidth
+    let segmentLength = wholeRow ? g.kernelWidth &* cinG : cinG
     for ky in 0 ..< g.kernelHeight {
         let iy = oy &* g.strideY &- g.padTop &+ ky &* g.dilationY
         if iy < 0 || iy >= g.inputHeight { continue }
         let rowBase = input + ((b &* g.inputHeight &+ iy) &* g.inputWidth &* pixelStride &+ group &* cinG)
-        for kx in 0 ..< g.kernelWidth {
+        for kx in 0 ..< segments {
             var sources = InlineArray<P, UnsafePointer<Float>>(repeating: zero)
             let tapX = ix0 &+ kx &* g.dilationX
             if interior {
@@ -110,7 +115,7 @@ private func directTile<let P: Int, let B: Int>(_ g: ConvGeometry, _ input: Unsa
                 }
             }
             let tapWeights = weightBase + ((ky &* g.kernelWidth &+ kx) &* cinG &* vectorWidth)
-            for ci in 0 ..< cinG {
+            for ci in 0 ..< segmentLength {
                 let w = tapWeights + (ci &* vectorWidth)
                 for k in 0 ..< B {
                     let weight = loadVector(w + (k &* blockStride))

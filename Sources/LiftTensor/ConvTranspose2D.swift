@@ -11,9 +11,10 @@ public enum TransposedConvCropping: Hashable, Sendable {
 /// A transposed 2-D convolution (NHWC, Float32; PyTorch `ConvTranspose2d` with groups 1) with
 /// weights packed at creation, fused bias and activation.
 ///
-/// Weights come as `[Cout, Kh, Kw, Cin]` and are packed like `Conv2D`'s dense weights. Each output
-/// pixel gathers the input pixels whose scattered window covers it, so outputs never race and the
-/// result does not depend on the thread count.
+/// Weights come as `[Cout, Kh, Kw, Cin]` and are packed like `Conv2D`'s dense weights (16 output
+/// channels as lanes), or kept as they are when there are at most 8 output channels and Cin is a
+/// multiple of 16 (input channels as lanes). Each output pixel gathers the input pixels whose
+/// scattered window covers it, so outputs never race and the result does not depend on the thread count.
 public final class ConvTranspose2D: @unchecked Sendable {
     /// Input channels Cin.
     public let inputChannels: Int
@@ -49,7 +50,9 @@ public final class ConvTranspose2D: @unchecked Sendable {
         self.activation = activation
         packed = PackedConvWeights(weights: weights, bias: bias, outputChannels: outputChannels,
                                    inputChannelsPerGroup: inputChannels, groups: 1,
-                                   kernelHeight: kernelHeight, kernelWidth: kernelWidth, depthwise: false)
+                                   kernelHeight: kernelHeight, kernelWidth: kernelWidth,
+                                   layout: .choose(inputChannels: inputChannels, outputChannels: outputChannels, groups: 1,
+                                                   channelTail: false))
     }
 
     /// Rows/columns cropped `(top, left, bottom, right)`; bottom/right are negative when SAME asks for
@@ -83,37 +86,164 @@ public final class ConvTranspose2D: @unchecked Sendable {
         }
         precondition(output.shape == expected, "transposed conv output shape \(output.shape) must be \(expected)")
         precondition(input !== output, "transposed conv cannot run in place")
-        let shape = input.shape, c = crop()
-        let source = UnsafePointer(input.data), destination = output.data
-        let packed = self.packed, cin = inputChannels, cout = outputChannels
-        let kh = kernelHeight, kw = kernelWidth, sy = strideY, sx = strideX, activation = self.activation
-        let blocks = packed.blocksPerGroup, blockStride = packed.blockStride
-        Parallel.forEach(count: expected.n * expected.h, threads: threads) { rows in
-            for row in rows {
-                let b = row / expected.h, oy = row % expected.h
-                for ox in 0 ..< expected.w {
-                    for block in 0 ..< blocks {
-                        var acc = loadVector(packed.bias.pointer + block &* vectorWidth)
-                        let weights = UnsafePointer(packed.weights.pointer) + block &* blockStride
-                        for ky in 0 ..< kh {
-                            let ty = oy &+ c.top &- ky
-                            if ty < 0 || ty % sy != 0 || ty / sy >= shape.h { continue }
-                            for kx in 0 ..< kw {
-                                let tx = ox &+ c.left &- kx
-                                if tx < 0 || tx % sx != 0 || tx / sx >= shape.w { continue }
-                                let pixel = source + ((b &* shape.h &+ ty / sy) &* shape.w &+ tx / sx) &* cin
-                                let tapWeights = weights + (ky &* kw &+ kx) &* cin &* vectorWidth
-                                for ci in 0 ..< cin {
-                                    acc = acc.addingProduct(Vector(repeating: pixel[ci]), loadVector(tapWeights + ci &* vectorWidth))
-                                }
-                            }
+        let geometry = TransposedGeometry(input: input.shape, output: expected, crop: crop(), kernelHeight: kernelHeight,
+                                          kernelWidth: kernelWidth, strideY: strideY, strideX: strideX,
+                                          activation: activation, packed: packed.view)
+        let source = UnsafePointer(input.data), destination = output.data, dot = packed.layout == .dot
+        let disjoint = dot && kernelHeight == strideY && kernelWidth == strideX
+        withExtendedLifetime(packed) {
+            if disjoint {
+                // Every input pixel owns its own Kh×Kw block of outputs: compute them from one load.
+                Parallel.forEach(count: input.shape.n * input.shape.h, threads: threads) { rows in
+                    for row in rows { geometry.scatterRow(source, destination, inputRow: row) }
+                }
+                return
+            }
+            Parallel.forEach(count: expected.n * expected.h, threads: threads) { rows in
+                for row in rows {
+                    // Output (oy, ox) takes taps ky ≡ oy + top (mod sy) from input row (oy + top − ky)/sy,
+                    // and likewise for columns; walk both incrementally instead of dividing per tap.
+                    let oy = row % expected.h
+                    let rowPhase = Phase(offset: oy + geometry.crop.top, stride: geometry.strideY)
+                    var column = Phase(offset: geometry.crop.left, stride: geometry.strideX)
+                    for ox in 0 ..< expected.w {
+                        if dot {
+                            geometry.dotPixel(source, destination, row: row, ox: ox, rows: rowPhase, columns: column)
+                        } else {
+                            geometry.blockedPixel(source, destination, row: row, ox: ox, rows: rowPhase, columns: column)
                         }
-                        let lanes = min(vectorWidth, cout &- block &* vectorWidth)
-                        let out = destination + (((b &* expected.h &+ oy) &* expected.w &+ ox) &* cout &+ block &* vectorWidth)
-                        storeVector(activation.apply(acc), out, lanes: lanes)
+                        column.advance()
                     }
                 }
             }
+        }
+    }
+}
+
+/// One transposed convolution run: sizes, crop and raw weight pointers.
+private struct TransposedGeometry: @unchecked Sendable {
+    let input: TensorShape, output: TensorShape
+    let crop: (top: Int, left: Int, bottom: Int, right: Int)
+    let kernelHeight: Int, kernelWidth: Int, strideY: Int, strideX: Int
+    let activation: Activation
+    let packed: PackedView
+
+    /// Visits every tap `(ky, kx)` that reaches output pixel `(row, ox)` with its input pixel, in
+    /// increasing ky then kx order.
+    @inline(__always)
+    func forEachTap(_ base: UnsafePointer<Float>, row: Int, rows: Phase, columns: Phase,
+                    _ body: (_ tap: Int, _ pixel: UnsafePointer<Float>) -> Void) {
+        let b = row / output.h
+        var ky = rows.firstTap, iy = rows.firstInput
+        while ky < kernelHeight && iy >= 0 {
+            if iy < input.h {
+                var kx = columns.firstTap, ix = columns.firstInput
+                while kx < kernelWidth && ix >= 0 {
+                    if ix < input.w { body(ky &* kernelWidth &+ kx, base + ((b &* input.h &+ iy) &* input.w &+ ix) &* input.c) }
+                    kx &+= strideX
+                    ix &-= 1
+                }
+            }
+            ky &+= strideY
+            iy &-= 1
+        }
+    }
+
+    /// Output pixel `(row, ox)`, 16 output channels per vector.
+    @inline(__always)
+    func blockedPixel(_ base: UnsafePointer<Float>, _ destination: UnsafeMutablePointer<Float>, row: Int, ox: Int,
+                      rows: Phase, columns: Phase) {
+        let cin = input.c
+        let out = destination + (row &* output.w &+ ox) &* output.c
+        for block in 0 ..< packed.blocksPerGroup {
+            var acc = loadVector(packed.bias + block &* vectorWidth)
+            let weights = packed.weights + block &* packed.blockStride
+            forEachTap(base, row: row, rows: rows, columns: columns) { tap, pixel in
+                let tapWeights = weights + tap &* cin &* vectorWidth
+                for ci in 0 ..< cin {
+                    acc = acc.addingProduct(Vector(repeating: pixel[ci]), loadVector(tapWeights + ci &* vectorWidth))
+                }
+            }
+            let lanes = min(vectorWidth, output.c &- block &* vectorWidth)
+            storeVector(activation.apply(acc), out + block &* vectorWidth, lanes: lanes)
+        }
+    }
+
+    /// Output pixel `(row, ox)`, input channels as lanes, one output channel at a time.
+    @inline(__always)
+    func dotPixel(_ base: UnsafePointer<Float>, _ destination: UnsafeMutablePointer<Float>, row: Int, ox: Int,
+                  rows: Phase, columns: Phase) {
+        let cin = input.c
+        let out = destination + (row &* output.w &+ ox) &* output.c
+        for co in 0 ..< output.c {
+            var acc = Vector()
+            let filter = packed.weights + co &* packed.taps &* cin
+            forEachTap(base, row: row, rows: rows, columns: columns) { tap, pixel in
+                let tapWeights = filter + tap &* cin
+                var c = 0
+                while c < cin {
+                    acc = acc.addingProduct(loadVector(pixel + c), loadVector(tapWeights + c))
+                    c &+= vectorWidth
+                }
+            }
+            out[co] = activation.apply(horizontalSum(acc) + packed.bias[co])
+        }
+    }
+}
+
+extension TransposedGeometry {
+    /// For kernel = stride (outputs of different input pixels never overlap) with input channels as
+    /// lanes: every output of input row `inputRow`, one input pixel at a time.
+    @inline(__always)
+    func scatterRow(_ base: UnsafePointer<Float>, _ destination: UnsafeMutablePointer<Float>, inputRow: Int) {
+        let b = inputRow / input.h, iy = inputRow % input.h, cin = input.c
+        for ix in 0 ..< input.w {
+            let pixel = base + (inputRow &* input.w &+ ix) &* cin
+            for ky in 0 ..< kernelHeight {
+                let oy = iy &* strideY &+ ky &- crop.top
+                if oy < 0 || oy >= output.h { continue }
+                for kx in 0 ..< kernelWidth {
+                    let ox = ix &* strideX &+ kx &- crop.left
+                    if ox < 0 || ox >= output.w { continue }
+                    let out = destination + ((b &* output.h &+ oy) &* output.w &+ ox) &* output.c
+                    for co in 0 ..< output.c {
+                        let tapWeights = packed.weights + (co &* packed.taps &+ ky &* kernelWidth &+ kx) &* cin
+                        var acc = Vector()
+                        var c = 0
+                        while c < cin {
+                            acc = acc.addingProduct(loadVector(pixel + c), loadVector(tapWeights + c))
+                            c &+= vectorWidth
+                        }
+                        out[co] = activation.apply(horizontalSum(acc) + packed.bias[co])
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Where output coordinate `o` of a transposed convolution meets the kernel along one axis: the
+/// first tap `(o + crop) mod stride` and the input index `(o + crop − tap) / stride` it reads; the
+/// next taps (tap + stride, tap + 2·stride, …) read input indices one lower each.
+struct Phase {
+    private(set) var firstTap: Int
+    private(set) var firstInput: Int
+    private let stride: Int
+
+    /// The phase of coordinate `offset` = output index + crop (≥ 0).
+    init(offset: Int, stride: Int) {
+        self.stride = stride
+        firstTap = offset % stride
+        firstInput = offset / stride
+    }
+
+    /// Moves to the next output coordinate.
+    @inline(__always)
+    mutating func advance() {
+        firstTap &+= 1
+        if firstTap == stride {
+            firstTap = 0
+            firstInput &+= 1
         }
     }
 }

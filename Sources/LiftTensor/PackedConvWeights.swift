@@ -3,8 +3,28 @@
 /// Dense and grouped: `[group][block][Kh][Kw][Cin/groups][16]`, where block `b` of a group holds its
 /// output channels `16b ..< 16b+16` (lanes past the group's channel count are zero); bias
 /// `[group][block][16]`. Depthwise (groups = Cin = Cout): `[Kh][Kw][Cpad]` and bias `[Cpad]`, with
-/// `Cpad` = C rounded up to 16. `zeroRow` is a run of zeros standing in for padded input pixels.
+/// `Cpad` = C rounded up to 16. Dot (few output channels per group): `[Cout][Kh][Kw][CinPad]` with
+/// `CinPad` = Cin/groups rounded up to 16 (zero lanes), the kernel vectorising over input channels;
+/// bias `[Cout]`. `zeroRow` is a run of zeros standing in for padded input pixels.
 struct PackedConvWeights: @unchecked Sendable {
+    /// Which kernel the weights are packed for.
+    enum Layout {
+        /// Output channels in 16-lane blocks (the direct kernel).
+        case blocked
+        /// Channels in 16-lane blocks, one filter per channel.
+        case depthwise
+        /// Input channels as the lanes: for layers with fewer than 16 output channels per group.
+        case dot
+
+        /// The layout for a convolution of this grouping; `channelTail` allows `.dot` when Cin/groups
+        /// is not a multiple of 16 (the kernel then masks its last input vector).
+        static func choose(inputChannels: Int, outputChannels: Int, groups: Int, channelTail: Bool) -> Layout {
+            if groups > 1 && groups == inputChannels && groups == outputChannels { return .depthwise }
+            let cinG = inputChannels / groups, coutG = outputChannels / groups
+            return coutG <= 8 && (channelTail || cinG % vectorWidth == 0) ? .dot : .blocked
+        }
+    }
+
     let weights: AlignedBuffer
     let bias: AlignedBuffer
     let zeroRow: AlignedBuffer
@@ -14,21 +34,42 @@ struct PackedConvWeights: @unchecked Sendable {
     /// Output channel blocks of 16 per group.
     let blocksPerGroup: Int
     let taps: Int
-    let depthwise: Bool
+    let layout: Layout
 
     /// Floats between the same tap and input channel of two consecutive blocks.
     var blockStride: Int { taps * inputChannelsPerGroup * vectorWidth }
 
+    /// Raw pointers and sizes for the kernels (no reference counting in hot loops); valid while
+    /// `self` is alive.
+    var view: PackedView {
+        PackedView(weights: weights.pointer, bias: bias.pointer, zeroRow: zeroRow.pointer, groups: groups,
+                   inputChannelsPerGroup: inputChannelsPerGroup, outputChannelsPerGroup: outputChannelsPerGroup,
+                   blocksPerGroup: blocksPerGroup, taps: taps, blockStride: blockStride)
+    }
+
     init(weights source: [Float], bias: [Float]?, outputChannels: Int, inputChannelsPerGroup cinG: Int,
-         groups: Int, kernelHeight: Int, kernelWidth: Int, depthwise: Bool) {
+         groups: Int, kernelHeight: Int, kernelWidth: Int, layout: Layout) {
         let taps = kernelHeight * kernelWidth
         let cpg = outputChannels / groups
         self.groups = groups
         self.inputChannelsPerGroup = cinG
         self.outputChannelsPerGroup = cpg
         self.taps = taps
-        self.depthwise = depthwise
-        if depthwise {
+        self.layout = layout
+        switch layout {
+        case .blocked: break
+        case .dot:
+            let cinPad = roundUpToVector(cinG)
+            blocksPerGroup = 0
+            self.weights = AlignedBuffer(count: outputChannels * taps * cinPad)
+            for row in 0 ..< outputChannels * taps {
+                for ci in 0 ..< cinG { self.weights.pointer[row * cinPad + ci] = source[row * cinG + ci] }
+            }
+            self.bias = AlignedBuffer(count: outputChannels)
+            if let bias { self.bias.pointer.update(from: bias, count: outputChannels) }
+            zeroRow = AlignedBuffer(count: cinPad)
+            return
+        case .depthwise:
             let padded = roundUpToVector(outputChannels)
             blocksPerGroup = 1
             self.weights = AlignedBuffer(count: taps * padded)
@@ -63,7 +104,21 @@ struct PackedConvWeights: @unchecked Sendable {
     }
 }
 
-/// Everything a convolution kernel needs for one run, resolved for one input size.
+/// `PackedConvWeights` as the kernels read it: plain pointers and sizes, trivially copyable.
+struct PackedView: @unchecked Sendable {
+    let weights: UnsafePointer<Float>
+    let bias: UnsafePointer<Float>
+    let zeroRow: UnsafePointer<Float>
+    let groups: Int
+    let inputChannelsPerGroup: Int
+    let outputChannelsPerGroup: Int
+    let blocksPerGroup: Int
+    let taps: Int
+    let blockStride: Int
+}
+
+/// Everything a convolution kernel needs for one run, resolved for one input size. Holds raw
+/// pointers: the caller keeps the `PackedConvWeights` alive for the run.
 struct ConvGeometry: @unchecked Sendable {
     var batch: Int
     var inputHeight: Int, inputWidth: Int, inputChannels: Int
@@ -73,7 +128,7 @@ struct ConvGeometry: @unchecked Sendable {
     var dilationY: Int, dilationX: Int
     var padTop: Int, padLeft: Int
     var activation: Activation
-    var packed: PackedConvWeights
+    var packed: PackedView
 
     init(conv: Conv2D, input: TensorShape, output: TensorShape, padding: Padding) {
         let p = conv.parameters
@@ -85,7 +140,7 @@ struct ConvGeometry: @unchecked Sendable {
         dilationY = p.dilationY; dilationX = p.dilationX
         padTop = padding.top; padLeft = padding.left
         activation = p.activation
-        packed = conv.packed
+        packed = conv.packed.view
     }
 
     /// True for a 1×1, stride-1, unpadded convolution: a GEMM over all pixels.

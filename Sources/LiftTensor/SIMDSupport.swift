@@ -51,3 +51,24 @@ final class AlignedBuffer: @unchecked Sendable {
 func pointwiseMax(_ a: Vector, _ b: Vector) -> Vector {
     a.replacing(with: b, where: b .> a)
 }
+
+/// Lane-wise minimum.
+@inline(__always)
+func pointwiseMin(_ a: Vector, _ b: Vector) -> Vector {
+    a.replacing(with: b, where: b .< a)
+}
+
+/// The sum of all 16 lanes, by halving (a fixed order, so results never depend on the caller).
+@inline(__always)
+func horizontalSum(_ v: Vector) -> Float {
+    let eight = v.lowHalf + v.highHalf
+    let four = eight.lowHalf + eight.highHalf
+    let two = four.lowHalf + four.highHalf
+    return two[0] + two[1]
+}
+
+/// Lane-wise min(max(x, 0), 6). `@_transparent` like `Activation.apply`, which uses it.
+@_transparent
+func clampRelu6(_ x: Vector) -> Vector {
+    pointwiseMin(pointwiseMax(x, Vector()), Vector(repeating: 6))
+}

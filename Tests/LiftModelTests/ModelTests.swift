@@ -23,7 +23,7 @@ func tinyGraphMatchesPyTorch(model name: String, reference: String) throws {
     let input = try fixtureTensor("graphs/tiny.input.f32", TensorShape(n: 1, h: 9, w: 11, c: 3))
     let expected = try SafeTensorsBuilder.floats(fixture: "graphs/\(reference).output.f32")
     let output = try model.run(input, threads: 1)
-    #expect(output.shape == TensorShape(n: 1, h: 9, w: 11, c: 2))
+    #expect(output.shape == TensorShape(n: 1, h: 9, w: 11, c: 3))
     #expect(maxAbsDifference(output.toArray(), expected) <= 1e-5)
 }
 
@@ -31,9 +31,10 @@ func tinyGraphMatchesPyTorch(model name: String, reference: String) throws {
     let model = try Model(contentsOf: Fixtures.url("graphs/tiny.safetensors"))
     let file = try SafeTensors(contentsOf: Fixtures.url("graphs/tiny.safetensors"))
     let nodes = try #require(file.metadata["lift.graph"]?.components(separatedBy: "\"op\":").count) - 1
-    // conv1 → relu and excite → sigmoid fuse; hardswish (after pad) and the final sigmoid (after a resize) cannot.
-    #expect(nodes == 23)
-    #expect(model.operationCount == 21)
+    // conv1 → relu, excite → sigmoid and up → relu6 fuse; hardswish (after pad), hardsigmoid and the
+    // final sigmoid (after a resize) cannot.
+    #expect(nodes == 28)
+    #expect(model.operationCount == 25)
 }
 
 @Test func resultsDoNotDependOnTheThreadCount() throws {
@@ -91,4 +92,11 @@ func tinyGraphMatchesPyTorch(model name: String, reference: String) throws {
     #expect(throws: GraphError.self) {
         try model.run(Tensor(shape: TensorShape(n: 1, h: 9, w: 11, c: 3)), into: output)
     }
+}
+
+@Test func convolutionFLOPsFollowTheExplicitFormula() throws {
+    let model = try Model(contentsOf: Fixtures.url("graphs/u2net_small.safetensors"))
+    // 39.51 GFLOP at 320×320 (Tools/u2net_small.py prints the same from PyTorch's conv shapes).
+    let flops = try model.convolutionFLOPs(forInput: TensorShape(n: 1, h: 320, w: 320, c: 3))
+    #expect(abs(flops / 1e9 - 39.51) < 0.005)
 }

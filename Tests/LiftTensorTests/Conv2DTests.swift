@@ -35,6 +35,14 @@ let convCases: [ConvCase] = [
              parameters: .init(kernelHeight: 1, kernelWidth: 1, strideY: 2, strideX: 2)),
     ConvCase(name: "3x3 48→40 asymmetric explicit", h: 8, w: 11, cin: 48, cout: 40,
              parameters: .init(kernelHeight: 3, kernelWidth: 3, padding: .explicit(.init(top: 0, left: 2, bottom: 3, right: 1)))),
+    ConvCase(name: "3x3 64→1 side output (dot)", h: 13, w: 11, cin: 64, cout: 1,
+             parameters: .init(kernelHeight: 3, kernelWidth: 3, padding: .explicit(.init(top: 1, left: 1, bottom: 1, right: 1)), activation: .sigmoid)),
+    ConvCase(name: "3x3 32→6 grouped 2 dilation 2 stride 2 (dot)", n: 2, h: 9, w: 12, cin: 32, cout: 6,
+             parameters: .init(kernelHeight: 3, kernelWidth: 3, strideY: 2, strideX: 2, dilationY: 2, dilationX: 2, padding: .same, groups: 2)),
+    ConvCase(name: "1x1 6→1 fusion (dot, masked tail)", n: 2, h: 9, w: 11, cin: 6, cout: 1, parameters: .init(kernelHeight: 1, kernelWidth: 1)),
+    ConvCase(name: "3x3 21→4 stride 2 same (dot, masked tail)", h: 10, w: 13, cin: 21, cout: 4,
+             parameters: .init(kernelHeight: 3, kernelWidth: 3, strideY: 2, strideX: 2, padding: .same, activation: .relu)),
+    ConvCase(name: "1x1 16→8 on 1×1 (dot)", h: 1, w: 1, cin: 16, cout: 8, parameters: .init(kernelHeight: 1, kernelWidth: 1)),
     ConvCase(name: "3x5 grouped 2", h: 7, w: 8, cin: 10, cout: 6,
              parameters: .init(kernelHeight: 3, kernelWidth: 5, padding: .same, groups: 2)),
     ConvCase(name: "depthwise 3x3 24", h: 9, w: 20, cin: 24, cout: 24,
@@ -43,6 +51,8 @@ let convCases: [ConvCase] = [
              parameters: .init(kernelHeight: 3, kernelWidth: 3, strideY: 2, strideX: 2, padding: .same, groups: 16)),
     ConvCase(name: "depthwise 5x5 72 stride 2 same", n: 2, h: 10, w: 21, cin: 72, cout: 72,
              parameters: .init(kernelHeight: 5, kernelWidth: 5, strideY: 2, strideX: 2, padding: .same, groups: 72, activation: .hardswish)),
+    ConvCase(name: "depthwise 5x5 40 same on 7×26", h: 7, w: 26, cin: 40, cout: 40,
+             parameters: .init(kernelHeight: 5, kernelWidth: 5, padding: .same, groups: 40, activation: .relu6)),
     ConvCase(name: "depthwise 3x3 dilation 2 on 1×30", h: 1, w: 30, cin: 5, cout: 5,
              parameters: .init(kernelHeight: 3, kernelWidth: 3, dilationY: 2, dilationX: 2, padding: .same, groups: 5)),
     ConvCase(name: "depthwise 7x1 33", h: 9, w: 12, cin: 33, cout: 33,
@@ -101,4 +111,15 @@ func conv2DIsBitIdenticalAcrossThreadCounts(_ c: ConvCase) throws {
     #expect(Padding.sameAxis(input: 15, kernel: 3, stride: 2, dilation: 1) == (1, 1))
     #expect(Padding.sameAxis(input: 10, kernel: 3, stride: 1, dilation: 4) == (4, 4))
     #expect(Padding.sameAxis(input: 10, kernel: 1, stride: 3, dilation: 1) == (0, 0))
+}
+
+@Test func fewOutputChannelConvIgnoresTheNextPixelsChannels() {
+    // Cin 6 is read as one masked 16-lane vector: lanes 6… hold the next pixel, here infinite.
+    let conv = Conv2D(weights: [1, 2, 3, 4, 5, 6], bias: [0.5], inputChannels: 6, outputChannels: 1,
+                      parameters: .init(kernelHeight: 1, kernelWidth: 1))
+    let input = Tensor(shape: TensorShape(n: 1, h: 1, w: 2, c: 6), values: [1, 1, 1, 1, 1, 1] + [Float](repeating: .infinity, count: 6))
+    let output = Tensor(shape: TensorShape(n: 1, h: 1, w: 2, c: 1))
+    conv.run(input: input, output: output, threads: 1)
+    #expect(output[0, 0, 0, 0] == 21.5)
+    #expect(output[0, 0, 1, 0] == .infinity)
 }
