@@ -80,10 +80,70 @@ def opencv(array, **params):
     return data.tobytes()
 
 
+def segments(data):
+    """(offset, code, end) of each marker segment up to and including the first SOS header."""
+    result, p = [], 2
+    while p + 4 <= len(data):
+        code = data[p + 1]
+        length = data[p + 2] << 8 | data[p + 3]
+        result.append((p, code, p + 2 + length))
+        p += 2 + length
+        if code == 0xDA:
+            break
+    return result
+
+
+def hostile(photo, large):
+    """Hand-made hostile inputs in regressions/ (next to any fuzzer crashers): each must decode or
+    throw quickly with bounded memory."""
+    folder = os.path.join(OUT, "regressions")
+    os.makedirs(folder, exist_ok=True)
+    # A tiny grey baseline file whose frame header claims 65000 x 3000 pixels (under the default
+    # pixel limit): the scan data runs out long before the frame is full.
+    gray = bytearray(pillow(photo, mode="L", quality=85))
+    sof = next(offset for offset, code, _ in segments(gray) if code == 0xC0)
+    gray[sof + 5:sof + 9] = bytes([3000 >> 8, 3000 & 255, 65000 >> 8, 65000 & 255])
+    with open(os.path.join(folder, "huge_frame_tiny_data.jpg"), "wb") as f:
+        f.write(gray)
+    # A small progressive file whose first scan (DC, all components) is repeated 900 times.
+    data = pillow(photo, quality=80, progressive=True)
+    first_sos = data.index(b"\xff\xda")
+    end = first_sos + 2
+    while not (data[end] == 0xFF and data[end + 1] not in (0x00, 0xFF) and not 0xD0 <= data[end + 1] <= 0xD7):
+        end += 1
+    with open(os.path.join(folder, "repeated_dc_scans.jpg"), "wb") as f:
+        f.write(data[:first_sos] + data[first_sos:end] * 900 + data[end:])
+    # A DHT segment whose code counts claim 256 symbols of length 16, longer than the segment.
+    base = bytearray(pillow(photo, quality=75))
+    dht = next(offset for offset, code, _ in segments(base) if code == 0xC4)
+    base[dht + 20] = 255
+    with open(os.path.join(folder, "dht_counts_overflow.jpg"), "wb") as f:
+        f.write(base)
+    # More scans than JPEGDecoder.maxScans (1000): the same DC scan 1200 times.
+    with open(os.path.join(folder, "too_many_scans.jpg"), "wb") as f:
+        f.write(data[:first_sos] + data[first_sos:end] * 1200 + data[end:])
+
+
+def ycck(array):
+    """A YCCK file, which neither Pillow nor OpenCV writes: Pillow saves four chosen component values
+    as Adobe CMYK (it stores 255 - value), then the APP14 transform byte is patched from 0 to 2, so
+    libjpeg reads the components as Y, Cb, Cr, K. The reference is Pillow's decode of that file."""
+    ycc = np.asarray(Image.fromarray(array, "RGB").convert("YCbCr"))
+    k = (np.arange(array.shape[1])[None, :] * 255 // max(array.shape[1] - 1, 1)).repeat(array.shape[0], 0)
+    stored = np.dstack([ycc, k.astype(np.uint8)])
+    buffer = io.BytesIO()
+    Image.fromarray(255 - stored, "CMYK").save(buffer, "JPEG", quality=90)
+    data = bytearray(buffer.getvalue())
+    adobe = next(offset for offset, code, _ in segments(data) if code == 0xEE)
+    assert data[adobe + 4:adobe + 9] == b"Adobe" and data[adobe + 15] == 0
+    data[adobe + 15] = 2
+    return bytes(data)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     for old in os.listdir(OUT):
-        if old.endswith((".jpg", ".rgb")) or old == "manifest.json":
+        if old.endswith((".jpg", ".rgb", ".icc")) or old == "manifest.json":
             os.remove(os.path.join(OUT, old))
     photo = picture(61, 47)
     large = picture(320, 240, seed=2)
@@ -115,6 +175,7 @@ def main():
     add("cmyk", pillow(photo, mode="CMYK", quality=90), process="baseline", sampling="cmyk")
     add("cmyk_progressive", pillow(photo, mode="CMYK", quality=90, progressive=True), process="progressive", sampling="cmyk")
     add("rgb_adobe", pillow(photo, quality=90, keep_rgb=True, subsampling=0), process="baseline", sampling="rgb")
+    add("ycck", ycck(photo), process="baseline", sampling="ycck")
     # Odd sizes.
     for (w, h) in ((1, 1), (2, 2), (3, 3), (7, 13), (17, 9)):
         for sampling, label in ((0, "444"), (1, "422"), (2, "420")):
@@ -128,6 +189,7 @@ def main():
         add(f"orientation_{value}", pillow(tall, quality=90, exif=exif_with_orientation(value)), process="baseline", sampling="420", orientation=value)
     # An ICC profile (sRGB) stored in APP2, and one large enough to need several chunks.
     srgb = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
+    srgb = srgb[:24] + bytes(12) + srgb[36:]  # zero the creation date so the fixture is reproducible
     with open(os.path.join(OUT, "icc_srgb.icc"), "wb") as f:
         f.write(srgb)
     add("icc_srgb", pillow(photo, quality=85, icc_profile=srgb), process="baseline", sampling="420", icc="icc_srgb.icc")
@@ -135,13 +197,15 @@ def main():
     with open(os.path.join(OUT, "icc_multichunk.icc"), "wb") as f:
         f.write(big_icc)
     add("icc_multichunk", pillow(picture(8, 8, seed=7), quality=85, icc_profile=big_icc), process="baseline", sampling="420", icc="icc_multichunk.icc")
+    hostile(photo, large)
     with open(os.path.join(OUT, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
     with open(os.path.join(OUT, "README.md"), "w") as f:
         f.write("# JPEG fixtures\n\nGenerated by `Tools/make_jpeg_fixtures.py` (run with `/work/venv/bin/python Tools/make_jpeg_fixtures.py`); do not edit.\n\n"
                 "`NAME.jpg` is encoded by Pillow or OpenCV (libjpeg-turbo); `NAME.rgb` is Pillow's decode of it (libjpeg-turbo ISLOW IDCT,\n"
                 "fancy upsampling) as raw RGB rows, EXIF orientation applied; `manifest.json` lists sizes and what each file exercises.\n"
-                "`regressions/` holds inputs that once crashed or hung the decoder (found by `Tests/Fuzz/FuzzJPEG`), kept by hand.\n")
+                "`regressions/` holds hostile inputs: the four made by the same script (huge frame with tiny data, 900 repeated\n"
+                "DC scans, 1200 scans, overflowing DHT counts) and any crasher found by `Tests/Fuzz/FuzzJPEG`, kept by hand.\n")
     print(len(manifest), "fixtures,", sum(os.path.getsize(os.path.join(OUT, n)) for n in os.listdir(OUT)), "bytes")
 
 

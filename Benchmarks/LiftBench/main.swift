@@ -11,7 +11,8 @@ case "mask-quality": runMaskQuality(Array(benchArguments.dropFirst()))
 case "pipeline": runPipelineBench(Array(benchArguments.dropFirst()))
 case "person": try runPersonBench(Array(benchArguments.dropFirst()))
 case "kernels": runKernelBench(arguments: Array(benchArguments.dropFirst()))
+case "jpeg": runJPEGBench(Array(benchArguments.dropFirst()))
 default:
-    print("usage: lift-bench " + ["model", "png", "mask", "mask-quality", "pipeline", "person", "kernels"].joined(separator: " | ") + " [options]")
+    print("usage: lift-bench " + ["model", "png", "mask", "mask-quality", "pipeline", "person", "kernels", "jpeg"].joined(separator: " | ") + " [options]")
     exit(2)
 }

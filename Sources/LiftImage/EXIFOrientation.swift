@@ -61,6 +61,7 @@ public enum EXIFOrientation: Int, Sendable, Equatable, CaseIterable {
         if self == .up { return image }
         let w = image.width, h = image.height
         let outW = swapsDimensions ? h : w, outH = swapsDimensions ? w : h
+        guard w > 0, h > 0 else { return RGBAImage(width: outW, height: outH, pixels: []) }
         var out = [UInt8](repeating: 0, count: w * h * 4)
         image.pixels.withUnsafeBufferPointer { src in
             out.withUnsafeMutableBufferPointer { dst in

@@ -61,3 +61,9 @@ private func position(_ image: RGBAImage, _ x: Int, _ y: Int) -> (Int, Int) {
         #expect(o.apply(to: o.apply(to: sample)) == sample, "\(o)")
     }
 }
+
+@Test func exifOrientationHandlesEmptyImages() {
+    let empty = RGBAImage(width: 0, height: 5, pixels: [])
+    let turned = EXIFOrientation.right.apply(to: empty)
+    #expect(turned.width == 5 && turned.height == 0 && turned.pixels.isEmpty)
+}

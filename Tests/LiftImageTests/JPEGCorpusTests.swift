@@ -98,6 +98,7 @@ func jpegMatchesLibjpegTurbo(_ fixture: JPEGFixture) throws {
         ("gray", .grayscale, [1, 1]),
         ("cmyk", .cmyk, [1, 1, 1, 1, 1, 1, 1, 1]),
         ("rgb_adobe", .rgb, [1, 1, 1, 1, 1, 1]),
+        ("ycck", .ycck, [1, 1, 1, 1, 1, 1, 1, 1]),
     ]
     for (name, space, sampling) in cases {
         let info = try JPEGDecoder.decode(try Fixtures.bytes("jpeg/\(name).jpg")).info

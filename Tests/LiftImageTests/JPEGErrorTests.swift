@@ -102,6 +102,11 @@ func jpegEveryTruncationThrowsOrDecodes(_ name: String) throws {
         return
     }
 
+    // Codes 0, 10, 110, 111: the all-ones code of length 3 is not allowed (libjpeg rejects it too).
+    let allOnes: [UInt8] = [0xFF, 0xC4, 0, 23, 0x00, 1, 1, 2] + [UInt8](repeating: 0, count: 13) + [0, 1, 2, 3]
+    #expect(decodeError(Array(bytes[..<2]) + allOnes + Array(bytes[2...]))
+        == .malformedSegment(marker: "DHT", offset: 2, reason: "table 0 has more codes than its lengths allow (the all-ones code is reserved)"))
+
     // A scan selecting Huffman tables that were never defined.
     let sos = try #require(markerOffset(0xDA, in: bytes))
     var missing = bytes

@@ -105,7 +105,7 @@ struct JPEGBitReader {
     }
 
     /// Decodes one Huffman symbol; returns -1 for a code no table entry matches.
-    @inline(__always) mutating func decode(_ table: JPEGHuffmanTable) -> Int {
+    @inline(__always) mutating func decode(_ table: JPEGHuffmanTable.Pointers) -> Int {
         if count < 16 { fill() }
         let entry = table.lookahead[peek(JPEGHuffmanTable.lookaheadBits)]
         if entry != 0 {

@@ -23,30 +23,42 @@ enum JPEGColorConversion {
         return (clamp(red), clamp(green), clamp(blue))
     }
 
+    /// Packs one pixel as a little-endian RGBA word (R in the low byte, alpha 255).
+    @inline(__always) private static func word(_ r: Int32, _ g: Int32, _ b: Int32) -> UInt32 {
+        UInt32(truncatingIfNeeded: r | g &<< 8 | b &<< 16) | 0xFF00_0000
+    }
+
+    // The row loops below are plain scalar loops over pointers on purpose: LLVM vectorises them to
+    // AVX-512, while Swift's SIMD compares and conversions compile to per-lane code or calls.
+
     /// Writes `count` RGBA pixels from YCbCr rows.
     static func yccRow(_ y: UnsafePointer<UInt8>, _ cb: UnsafePointer<UInt8>, _ cr: UnsafePointer<UInt8>,
                        _ out: UnsafeMutablePointer<UInt8>, count: Int) {
+        let words = UnsafeMutableRawPointer(out)
         for x in 0 ..< count {
-            let (r, g, b) = ycc(y[x], cb[x], cr[x])
-            let o = out + x &* 4
-            o[0] = r; o[1] = g; o[2] = b; o[3] = 255
+            let yy = Int32(y[x]), b = Int32(cb[x]) &- 128, r = Int32(cr[x]) &- 128
+            let red = min(max(yy &+ ((crToR &* r &+ half) &>> 16), 0), 255)
+            let green = min(max(yy &+ ((half &- cbToG &* b &- crToG &* r) &>> 16), 0), 255)
+            let blue = min(max(yy &+ ((cbToB &* b &+ half) &>> 16), 0), 255)
+            words.storeBytes(of: word(red, green, blue), toByteOffset: x &* 4, as: UInt32.self)
         }
     }
 
     /// Writes `count` RGBA pixels from one grey row.
     static func grayRow(_ y: UnsafePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>, count: Int) {
+        let words = UnsafeMutableRawPointer(out)
         for x in 0 ..< count {
-            let o = out + x &* 4
-            o[0] = y[x]; o[1] = y[x]; o[2] = y[x]; o[3] = 255
+            let v = Int32(y[x])
+            words.storeBytes(of: word(v, v, v), toByteOffset: x &* 4, as: UInt32.self)
         }
     }
 
     /// Writes `count` RGBA pixels from R, G, B rows (Adobe transform 0 or R/G/B component ids).
     static func rgbRow(_ r: UnsafePointer<UInt8>, _ g: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>,
                        _ out: UnsafeMutablePointer<UInt8>, count: Int) {
+        let words = UnsafeMutableRawPointer(out)
         for x in 0 ..< count {
-            let o = out + x &* 4
-            o[0] = r[x]; o[1] = g[x]; o[2] = b[x]; o[3] = 255
+            words.storeBytes(of: word(Int32(r[x]), Int32(g[x]), Int32(b[x])), toByteOffset: x &* 4, as: UInt32.self)
         }
     }
 

@@ -1,7 +1,14 @@
 /// Decodes JPEG files (baseline, extended sequential and progressive Huffman, 8-bit) to RGBA8,
 /// matching libjpeg-turbo's default decode (accurate integer IDCT, fancy upsampling) and applying
 /// the EXIF orientation.
+///
+/// Besides `DecodingLimits`, a file may hold at most `maxScans` scans: every progressive scan can
+/// revisit every block, so a small file with thousands of scans would otherwise take minutes
+/// (libjpeg-turbo's fuzzers cap scans the same way).
 public enum JPEGDecoder {
+    /// The most scans a file may have (real progressive files have about 10).
+    public static let maxScans = 1000
+
     /// Choices that change the output.
     public struct Options: Sendable, Equatable {
         /// Rotate/flip the pixels upright according to the EXIF orientation (default true).
@@ -87,12 +94,11 @@ struct JPEGDecodeSession {
             case JPEGMarker.dht: try parseHuffmanTables(s)
             case JPEGMarker.dqt: try parseQuantizationTables(s)
             case JPEGMarker.dri: try parseRestartInterval(s)
-            case JPEGMarker.dnl: throw .unsupported(marker: s.name, offset: s.offset, feature: "DNL (height defined after the scan)")
             case 0xE0 ... 0xEF: parseApplication(s)
             case JPEGMarker.sos:
                 position = try decodeScan(s)
                 continue markers
-            default: break // COM, JPGn and reserved markers carry nothing we use.
+            default: break // COM, DNL (the height is never 0 here), JPGn and reserved markers carry nothing we use.
             }
             position = s.end
         }
@@ -113,6 +119,9 @@ struct JPEGDecodeSession {
     /// entropy-coded data and returns the offset of the marker that follows it.
     private mutating func decodeScan(_ s: Segment) throws(JPEGError) -> Int {
         guard let frame else { throw .malformedSegment(marker: s.name, offset: s.offset, reason: "scan before any frame header") }
+        guard scanCount < JPEGDecoder.maxScans else {
+            throw .limitExceeded(what: "scan count", value: scanCount + 1, limit: JPEGDecoder.maxScans)
+        }
         let scan = try parseScan(s, frame: frame)
         let storage = try allocateStorage(frame: frame)
         for index in scan.componentIndices where latchedQuant[index] == nil {
@@ -158,7 +167,7 @@ struct JPEGDecodeSession {
                     for x in 0 ..< component.paddedBlocksPerLine {
                         let blockIndex: Int = y &* component.paddedBlocksPerLine &+ x
                         let offset: Int = (y &* 8) &* stride &+ x &* 8
-                        JPEGIDCT.islow(coefficients + blockIndex &* 64, quantPointer, plane + offset, stride)
+                        JPEGIDCT.transform(coefficients + blockIndex &* 64, quantPointer, plane + offset, stride)
                     }
                 }
             }

@@ -36,16 +36,17 @@ struct JPEGFrame {
         let vMax = components.map(\.v).max() ?? 1
         self.hMax = hMax
         self.vMax = vMax
-        mcusPerLine = Self.ceilDiv(width, 8 * hMax)
-        mcusPerColumn = Self.ceilDiv(height, 8 * vMax)
+        let mcusPerLine = Self.ceilDiv(width, 8 * hMax), mcusPerColumn = Self.ceilDiv(height, 8 * vMax)
+        self.mcusPerLine = mcusPerLine
+        self.mcusPerColumn = mcusPerColumn
         self.components = components.map { c in
             var c = c
             c.downsampledWidth = Self.ceilDiv(width * c.h, hMax)
             c.downsampledHeight = Self.ceilDiv(height * c.v, vMax)
             c.blocksPerLine = Self.ceilDiv(c.downsampledWidth, 8)
             c.blocksPerColumn = Self.ceilDiv(c.downsampledHeight, 8)
-            c.paddedBlocksPerLine = (width + 8 * hMax - 1) / (8 * hMax) * c.h
-            c.paddedBlocksPerColumn = (height + 8 * vMax - 1) / (8 * vMax) * c.v
+            c.paddedBlocksPerLine = mcusPerLine * c.h
+            c.paddedBlocksPerColumn = mcusPerColumn * c.v
             return c
         }
     }
@@ -78,21 +79,18 @@ final class JPEGFrameStorage {
     let planes: [UnsafeMutablePointer<UInt8>]
     let strides: [Int]
     let coefficients: [UnsafeMutablePointer<Int16>]
-    let sizes: [Int]
 
     /// Allocates zeroed planes for every component, and coefficients when `withCoefficients`.
     init(frame: JPEGFrame, withCoefficients: Bool) {
         var planes: [UnsafeMutablePointer<UInt8>] = []
         var strides: [Int] = []
         var coefficients: [UnsafeMutablePointer<Int16>] = []
-        var sizes: [Int] = []
         for c in frame.components {
             let blocks = c.paddedBlocksPerLine * c.paddedBlocksPerColumn
             let plane = UnsafeMutablePointer<UInt8>.allocate(capacity: blocks * 64)
             plane.initialize(repeating: 128, count: blocks * 64)
             planes.append(plane)
             strides.append(c.paddedBlocksPerLine * 8)
-            sizes.append(blocks * 64)
             if withCoefficients {
                 let coefs = UnsafeMutablePointer<Int16>.allocate(capacity: blocks * 64)
                 coefs.initialize(repeating: 0, count: blocks * 64)
@@ -102,7 +100,6 @@ final class JPEGFrameStorage {
         self.planes = planes
         self.strides = strides
         self.coefficients = coefficients
-        self.sizes = sizes
     }
 
     /// Bytes `init` would allocate for `frame`, or nil on overflow.

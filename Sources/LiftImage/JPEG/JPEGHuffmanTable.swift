@@ -7,8 +7,23 @@ final class JPEGHuffmanTable {
     /// Bits looked at by the fast path.
     static let lookaheadBits = 9
 
+    /// The table's storage as plain pointers, so hot loops pass it around without reference
+    /// counting; valid while the table object is alive.
+    struct Pointers {
+        let lookahead: UnsafePointer<UInt16>
+        let fastAC: UnsafePointer<Int32>
+        let maxCode: UnsafePointer<Int32>
+        let valueOffset: UnsafePointer<Int32>
+        let values: UnsafePointer<UInt8>
+    }
+
+    var pointers: Pointers { Pointers(lookahead: lookahead, fastAC: fastAC, maxCode: maxCode, valueOffset: valueOffset, values: values) }
+
     /// `lookahead[peek9]`: `length << 8 | symbol`, or 0 when the code is longer than 9 bits.
     let lookahead: UnsafeMutablePointer<UInt16>
+    /// For AC tables, `fastAC[peek9]` decodes a whole run/level pair whose code and extra bits fit in
+    /// 9 bits: `level << 8 | run << 4 | bitsUsed`, or 0 when the slow path is needed (as stb_image).
+    let fastAC: UnsafeMutablePointer<Int32>
     /// `maxCode[l]`: the largest code of length `l` (1…16), or -1 when none; `maxCode[17]` is a sentinel.
     let maxCode: UnsafeMutablePointer<Int32>
     /// `valueOffset[l]`: add to a code of length `l` to index `values`.
@@ -22,6 +37,8 @@ final class JPEGHuffmanTable {
         precondition(counts.count == 16, "Huffman table needs 16 counts")
         lookahead = .allocate(capacity: 1 << Self.lookaheadBits)
         lookahead.initialize(repeating: 0, count: 1 << Self.lookaheadBits)
+        fastAC = .allocate(capacity: 1 << Self.lookaheadBits)
+        fastAC.initialize(repeating: 0, count: 1 << Self.lookaheadBits)
         maxCode = .allocate(capacity: 18)
         maxCode.initialize(repeating: -1, count: 18)
         valueOffset = .allocate(capacity: 18)
@@ -39,8 +56,9 @@ final class JPEGHuffmanTable {
                 code += n
                 index += n
                 maxCode[length] = code - 1
-                // Codes of this length must fit in `length` bits (the all-ones code stays reserved).
-                if code > (Int32(1) << length) { return nil }
+                // Codes of this length must fit in `length` bits without using the all-ones code, as
+                // libjpeg's jpeg_make_d_derived_tbl requires.
+                if code >= (Int32(1) << length) { return nil }
                 if length <= Self.lookaheadBits {
                     let shift = Self.lookaheadBits - length
                     for c in (code - n) ..< code {
@@ -53,10 +71,26 @@ final class JPEGHuffmanTable {
             code <<= 1
         }
         maxCode[17] = Int32.max
+        buildFastAC()
+    }
+
+    private func buildFastAC() {
+        let bits = Self.lookaheadBits
+        for index in 0 ..< (1 << bits) {
+            let entry = lookahead[index]
+            guard entry != 0 else { continue }
+            let length = Int(entry >> 8), symbol = Int(entry & 0xFF)
+            let run = symbol >> 4, size = symbol & 15
+            guard size != 0, length + size <= bits else { continue }
+            let raw = (index >> (bits - length - size)) & ((1 << size) - 1)
+            let level = raw < (1 << (size - 1)) ? raw - (1 << size) + 1 : raw
+            fastAC[index] = Int32(level << 8 | run << 4 | (length + size))
+        }
     }
 
     deinit {
         lookahead.deallocate()
+        fastAC.deallocate()
         maxCode.deallocate()
         valueOffset.deallocate()
         values.deallocate()

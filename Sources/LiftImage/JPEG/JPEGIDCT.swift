@@ -45,51 +45,102 @@ enum JPEGIDCT {
                 tmp13 &- tmp0, tmp12 &- tmp1, tmp11 &- tmp2, tmp10 &- tmp3)
     }
 
+    private typealias V = SIMD8<Int32>
+    private typealias Rows = (V, V, V, V, V, V, V, V)
+
+    /// Sign-extends eight coefficients (a lane loop LLVM turns into one `vpmovsxwd`; the generic
+    /// `init(truncatingIfNeeded:)` is an out-of-line call).
+    @inline(__always) private static func widen(_ p: UnsafePointer<Int16>) -> V {
+        let raw = UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Int16>.self)
+        var v = V()
+        for i in 0 ..< 8 { v[i] = Int32(truncatingIfNeeded: raw[i]) }
+        return v
+    }
+
+    /// Transposes an 8x8 matrix held as eight row vectors: three rounds of even/odd unzipping.
+    @inline(__always) private static func transpose(_ r: inout Rows) {
+        for _ in 0 ..< 3 {
+            r = (V(lowHalf: r.0.evenHalf, highHalf: r.1.evenHalf), V(lowHalf: r.2.evenHalf, highHalf: r.3.evenHalf),
+                 V(lowHalf: r.4.evenHalf, highHalf: r.5.evenHalf), V(lowHalf: r.6.evenHalf, highHalf: r.7.evenHalf),
+                 V(lowHalf: r.0.oddHalf, highHalf: r.1.oddHalf), V(lowHalf: r.2.oddHalf, highHalf: r.3.oddHalf),
+                 V(lowHalf: r.4.oddHalf, highHalf: r.5.oddHalf), V(lowHalf: r.6.oddHalf, highHalf: r.7.oddHalf))
+        }
+    }
+
+    /// libjpeg's range limit of a descaled IDCT output: wrap to 10 bits (its `RANGE_MASK`), level
+    /// shift by 128, clamp to 0...255, using only lane-wise arithmetic (vector compares are slow here).
+    @inline(__always) private static func rangeLimit(_ v: V) -> V {
+        let x = ((v &+ 512) & 1023) &- 384
+        let positive = x & ~(x &>> 31)
+        let over = positive &- 255
+        return (over & (over &>> 31)) &+ 255
+    }
+
+    /// Stores one row of eight samples (values already in 0...255).
+    @inline(__always) private static func store(_ v: V, _ p: UnsafeMutablePointer<UInt8>) {
+        var bytes = SIMD8<UInt8>()
+        for i in 0 ..< 8 { bytes[i] = UInt8(truncatingIfNeeded: v[i]) }
+        UnsafeMutableRawPointer(p).storeBytes(of: bytes, as: SIMD8<UInt8>.self)
+    }
+
     /// Dequantises `coefficients` (64, natural order) with `quant` and writes the 8x8 samples to
     /// `output`, rows `stride` bytes apart.
     @inline(__always)
     static func islow(_ coefficients: UnsafePointer<Int16>, _ quant: UnsafePointer<Int32>,
                       _ output: UnsafeMutablePointer<UInt8>, _ stride: Int) {
-        typealias V = SIMD8<Int32>
+        let q = UnsafeRawPointer(quant)
         @inline(__always) func row(_ r: Int) -> V {
-            let raw = UnsafeRawPointer(coefficients + r &* 8).loadUnaligned(as: SIMD8<Int16>.self)
-            let q = UnsafeRawPointer(quant + r &* 8).loadUnaligned(as: V.self)
-            return V(truncatingIfNeeded: raw) &* q
+            widen(coefficients + r &* 8) &* q.loadUnaligned(fromByteOffset: r &* 32, as: V.self)
         }
         // Pass 1: all eight columns at once, one vector per row of coefficients.
-        let r0 = row(0), r1 = row(1), r2 = row(2), r3 = row(3), r4 = row(4), r5 = row(5), r6 = row(6), r7 = row(7)
         let descale1 = constBits &- pass1Bits
         let round1 = V(repeating: 1 &<< (descale1 &- 1))
-        let c = transform(r0 &<< 0, r1, r2, r3, r4, r5, r6, r7)
-        // Column results (rows of the workspace), then transposed so pass 2 is vectorised too.
-        var ws = (
-            (c.0 &+ round1) &>> descale1, (c.1 &+ round1) &>> descale1, (c.2 &+ round1) &>> descale1, (c.3 &+ round1) &>> descale1,
-            (c.4 &+ round1) &>> descale1, (c.5 &+ round1) &>> descale1, (c.6 &+ round1) &>> descale1, (c.7 &+ round1) &>> descale1)
-        var t = (V(), V(), V(), V(), V(), V(), V(), V())
-        withUnsafeBytes(of: &ws) { src in
-            withUnsafeMutableBytes(of: &t) { dst in
-                let s = src.assumingMemoryBound(to: Int32.self), d = dst.assumingMemoryBound(to: Int32.self)
-                for i in 0 ..< 8 { for j in 0 ..< 8 { d[j &* 8 &+ i] = s[i &* 8 &+ j] } }
-            }
-        }
-        // Pass 2: rows; lane j of vector k is workspace row j, column k.
+        let c = transform(row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7))
+        var ws: Rows = ((c.0 &+ round1) &>> descale1, (c.1 &+ round1) &>> descale1, (c.2 &+ round1) &>> descale1,
+                        (c.3 &+ round1) &>> descale1, (c.4 &+ round1) &>> descale1, (c.5 &+ round1) &>> descale1,
+                        (c.6 &+ round1) &>> descale1, (c.7 &+ round1) &>> descale1)
+        // Pass 2 on rows, vectorised across rows: transpose so vector k holds column k of every row.
+        transpose(&ws)
         let descale2 = constBits &+ pass1Bits &+ 3
         let round2 = V(repeating: 1 &<< (descale2 &- 1))
-        let o = transform(t.0, t.1, t.2, t.3, t.4, t.5, t.6, t.7)
-        var samples = (o.0, o.1, o.2, o.3, o.4, o.5, o.6, o.7)
-        withUnsafeMutableBytes(of: &samples) { raw in
-            let columns = raw.assumingMemoryBound(to: V.self)
-            for k in 0 ..< 8 {
-                // Wrap to 10 bits as libjpeg's RANGE_MASK does, then clamp to 0...255 after the level shift.
-                let v = (columns[k] &+ round2) &>> descale2
-                let wrapped = ((v &+ 512) & 1023) &- 512 &+ 128
-                columns[k] = wrapped.clamped(lowerBound: V(repeating: 0), upperBound: V(repeating: 255))
-            }
-            let s = raw.assumingMemoryBound(to: Int32.self)
-            for r in 0 ..< 8 {
-                let line = output + r &* stride
-                for k in 0 ..< 8 { line[k] = UInt8(truncatingIfNeeded: s[k &* 8 &+ r]) }
-            }
+        let o = transform(ws.0, ws.1, ws.2, ws.3, ws.4, ws.5, ws.6, ws.7)
+        var samples: Rows = (rangeLimit((o.0 &+ round2) &>> descale2), rangeLimit((o.1 &+ round2) &>> descale2),
+                             rangeLimit((o.2 &+ round2) &>> descale2), rangeLimit((o.3 &+ round2) &>> descale2),
+                             rangeLimit((o.4 &+ round2) &>> descale2), rangeLimit((o.5 &+ round2) &>> descale2),
+                             rangeLimit((o.6 &+ round2) &>> descale2), rangeLimit((o.7 &+ round2) &>> descale2))
+        transpose(&samples)
+        store(samples.0, output)
+        store(samples.1, output + stride)
+        store(samples.2, output + 2 &* stride)
+        store(samples.3, output + 3 &* stride)
+        store(samples.4, output + 4 &* stride)
+        store(samples.5, output + 5 &* stride)
+        store(samples.6, output + 6 &* stride)
+        store(samples.7, output + 7 &* stride)
+    }
+
+    /// The inverse DCT of a block whose AC coefficients are all zero: one flat value. Exactly what
+    /// `islow` computes for such a block (libjpeg's own zero-AC shortcuts give the same).
+    @inline(__always)
+    static func dcOnly(_ dc: Int16, _ quant: UnsafePointer<Int32>, _ output: UnsafeMutablePointer<UInt8>, _ stride: Int) {
+        let workspace = (Int32(dc) &* quant[0]) &<< pass1Bits
+        let v = (workspace &+ (1 &<< (pass1Bits &+ 2))) &>> (pass1Bits &+ 3)
+        let sample = UInt64(truncatingIfNeeded: min(max(((v &+ 512) & 1023) &- 512 &+ 128, 0), 255))
+        let row = sample &* 0x0101_0101_0101_0101
+        for r in 0 ..< 8 { UnsafeMutableRawPointer(output + r &* stride).storeBytes(of: row, as: UInt64.self) }
+    }
+
+    /// `islow`, or `dcOnly` when the block's AC coefficients are all zero.
+    @inline(__always)
+    static func transform(_ coefficients: UnsafePointer<Int16>, _ quant: UnsafePointer<Int32>,
+                          _ output: UnsafeMutablePointer<UInt8>, _ stride: Int) {
+        let raw = UnsafeRawPointer(coefficients)
+        var any = raw.loadUnaligned(as: SIMD8<Int16>.self) & SIMD8<Int16>(0, -1, -1, -1, -1, -1, -1, -1)
+        for r in 1 ..< 8 { any |= raw.loadUnaligned(fromByteOffset: r &* 16, as: SIMD8<Int16>.self) }
+        if any == SIMD8<Int16>() {
+            dcOnly(coefficients[0], quant, output, stride)
+        } else {
+            islow(coefficients, quant, output, stride)
         }
     }
 }

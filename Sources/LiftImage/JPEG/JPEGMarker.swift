@@ -17,9 +17,6 @@ enum JPEGMarker {
     /// True for the restart markers `RST0`…`RST7`.
     @inline(__always) static func isRestart(_ code: UInt8) -> Bool { code & 0xF8 == 0xD0 }
 
-    /// True for markers that stand alone, without a length field (SOI, EOI, RSTn, TEM).
-    static func isStandalone(_ code: UInt8) -> Bool { code == soi || code == eoi || isRestart(code) || code == 0x01 }
-
     /// The conventional name of a marker code, such as `"SOF2"`, `"DHT"` or `"APP1"`.
     static func name(_ code: UInt8) -> String {
         switch code {

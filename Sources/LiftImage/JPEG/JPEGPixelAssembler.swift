@@ -12,16 +12,22 @@ struct JPEGPixelAssembler {
         let scratchWidth = frame.mcusPerLine * 8 * frame.hMax
         let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: scratchWidth * frame.components.count)
         scratch.initialize(repeating: 0, count: scratchWidth * frame.components.count)
-        defer { scratch.deallocate() }
+        let columnSums = UnsafeMutablePointer<Int16>.allocate(capacity: scratchWidth * frame.components.count)
+        columnSums.initialize(repeating: 0, count: scratchWidth * frame.components.count)
+        defer {
+            scratch.deallocate()
+            columnSums.deallocate()
+        }
         let upsamplers = frame.components.enumerated().map { index, c in
             JPEGComponentUpsampler(
                 method: JPEGComponentUpsampler.method(h: c.h, v: c.v, hMax: frame.hMax, vMax: frame.vMax,
                                                       downsampledWidth: c.downsampledWidth),
                 plane: UnsafePointer(storage.planes[index]), stride: storage.strides[index],
-                width: c.downsampledWidth, height: c.downsampledHeight, scratch: scratch + index * scratchWidth)
+                width: c.downsampledWidth, height: c.downsampledHeight, scratch: scratch + index * scratchWidth,
+                columnSums: columnSums + index * scratchWidth)
         }
-        var pixels = [UInt8](repeating: 0, count: width * height * 4)
-        pixels.withUnsafeMutableBufferPointer { buffer in
+        // Every byte is written below, so the buffer is not zeroed first.
+        let pixels = [UInt8](unsafeUninitializedCapacity: width * height * 4) { buffer, initialized in
             let base = buffer.baseAddress.unsafelyUnwrapped
             for y in 0 ..< height {
                 let out = base + y &* width &* 4
@@ -37,6 +43,7 @@ struct JPEGPixelAssembler {
                                                 upsamplers[3].row(y), ycck: colorSpace == .ycck, out, count: width)
                 }
             }
+            initialized = width * height * 4
         }
         return RGBAImage(width: width, height: height, pixels: pixels)
     }

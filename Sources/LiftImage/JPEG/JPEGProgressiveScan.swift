@@ -9,6 +9,9 @@ extension JPEGEntropyDecoder {
         let al = Int32(scan.approximationLow)
         let ss = scan.spectralStart, se = scan.spectralEnd
         let refining = scan.approximationHigh != 0
+        let dcTables = scan.dcTables.map { $0?.pointers }, acTables = scan.acTables.map { $0?.pointers }
+        // `scan` owns the tables behind `dcTables` and `acTables`.
+        defer { withExtendedLifetime(scan) {} }
         try JPEGZigzag.natural.withUnsafeBufferPointer { (zigzag) throws(JPEGError) in
             try forEachBlock(frame: frame, scan: scan) { (d, slot, x, y) throws(JPEGError) in
                 let block = coefficients[slot] + (y &* blocksPerLine[slot] &+ x) &* 64
@@ -16,14 +19,14 @@ extension JPEGEntropyDecoder {
                     if refining {
                         if d.reader.bit() { block[0] |= Int16(truncatingIfNeeded: Int32(1) &<< al) }
                     } else {
-                        guard let table = scan.dcTables[slot] else { preconditionFailure("DC scan without its table") }
+                        guard let table = dcTables[slot] else { preconditionFailure("DC scan without its table") }
                         let category = d.reader.decode(table)
-                        if category < 0 { try d.badCode() }
+                        if category < 0 { try d.badCode(at: d.reader.position) }
                         d.predictions[slot] &+= d.reader.receiveExtend(category)
                         block[0] = Int16(truncatingIfNeeded: d.predictions[slot] &<< al)
                     }
                 } else {
-                    guard let table = scan.acTables[slot] else { preconditionFailure("AC scan without its table") }
+                    guard let table = acTables[slot] else { preconditionFailure("AC scan without its table") }
                     if refining {
                         try d.refineAC(block, table: table, start: ss, end: se, low: al, zigzag: zigzag)
                     } else {
@@ -36,7 +39,7 @@ extension JPEGEntropyDecoder {
 
     /// First AC scan of a band: run/level codes, with EOBRUN codes skipping whole blocks.
     @inline(__always)
-    private mutating func firstAC(_ block: UnsafeMutablePointer<Int16>, table: JPEGHuffmanTable, start: Int, end: Int,
+    private mutating func firstAC(_ block: UnsafeMutablePointer<Int16>, table: JPEGHuffmanTable.Pointers, start: Int, end: Int,
                                   low: Int32, zigzag: UnsafeBufferPointer<UInt8>) throws(JPEGError) {
         if eobRun > 0 {
             eobRun &-= 1
@@ -44,8 +47,17 @@ extension JPEGEntropyDecoder {
         }
         var k = start
         while k <= end {
+            if reader.count < 16 { reader.fill() }
+            let fast = table.fastAC[reader.peek(JPEGHuffmanTable.lookaheadBits)]
+            if fast != 0 {
+                reader.skip(Int(fast & 15))
+                k &+= Int((fast &>> 4) & 15)
+                block[Int(zigzag[k])] = Int16(truncatingIfNeeded: (fast &>> 8) &<< low)
+                k &+= 1
+                continue
+            }
             let rs = reader.decode(table)
-            if rs < 0 { try badCode() }
+            if rs < 0 { try badCode(at: reader.position) }
             let run = rs &>> 4, size = rs & 15
             if size != 0 {
                 k &+= run
@@ -65,7 +77,7 @@ extension JPEGEntropyDecoder {
     /// AC refinement scan: one correction bit for each coefficient already non-zero, and new
     /// coefficients of magnitude `1 << low` placed after the given number of zero coefficients.
     @inline(__always)
-    private mutating func refineAC(_ block: UnsafeMutablePointer<Int16>, table: JPEGHuffmanTable, start: Int, end: Int,
+    private mutating func refineAC(_ block: UnsafeMutablePointer<Int16>, table: JPEGHuffmanTable.Pointers, start: Int, end: Int,
                                    low: Int32, zigzag: UnsafeBufferPointer<UInt8>) throws(JPEGError) {
         let p1 = Int16(truncatingIfNeeded: Int32(1) &<< low), m1 = Int16(truncatingIfNeeded: Int32(-1) &<< low)
         @inline(__always) func correct(_ index: Int, _ reader: inout JPEGBitReader) {
@@ -76,7 +88,7 @@ extension JPEGEntropyDecoder {
         if eobRun == 0 {
             while k <= end {
                 let rs = reader.decode(table)
-                if rs < 0 { try badCode() }
+                if rs < 0 { try badCode(at: reader.position) }
                 var run = rs &>> 4
                 var newValue: Int16 = 0
                 if rs & 15 != 0 {

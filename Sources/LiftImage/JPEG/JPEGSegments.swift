@@ -63,7 +63,7 @@ extension JPEGDecodeSession {
                 throw .malformedSegment(marker: s.name, offset: s.offset, reason: "DC table \(id) has symbol \(bad) above 15")
             }
             guard let table = JPEGHuffmanTable(counts: counts, symbols: symbols) else {
-                throw .malformedSegment(marker: s.name, offset: s.offset, reason: "table \(id) has more codes than its lengths allow")
+                throw .malformedSegment(marker: s.name, offset: s.offset, reason: "table \(id) has more codes than its lengths allow (the all-ones code is reserved)")
             }
             if tableClass == 0 { dcTables[id] = table } else { acTables[id] = table }
             p += 17 + total

@@ -23,6 +23,8 @@ struct JPEGComponentUpsampler {
     let width: Int, height: Int
     /// Row buffer for methods that compute their rows, at least the output width.
     let scratch: UnsafeMutablePointer<UInt8>
+    /// Column sums of the 2x2 filter, at least `width` entries.
+    let columnSums: UnsafeMutablePointer<Int16>
 
     /// Chooses the method for a component with sampling `h x v` in a frame with maxima `hMax x vMax`.
     static func method(h: Int, v: Int, hMax: Int, vMax: Int, downsampledWidth: Int) -> Method {
@@ -74,6 +76,12 @@ struct JPEGComponentUpsampler {
         return (plane + inner &* stride, plane + neighbour &* stride)
     }
 
+    /// Stores an even and an odd output sample as one little-endian pair at `out[2c]`, `out[2c+1]`
+    /// (a shape LLVM vectorises; Swift's SIMD conversions would be out-of-line calls).
+    @inline(__always) private static func storePair(_ even: Int32, _ odd: Int32, _ out: UnsafeMutablePointer<UInt8>, _ c: Int) {
+        UnsafeMutableRawPointer(out).storeBytes(of: UInt16(truncatingIfNeeded: even | odd &<< 8), toByteOffset: 2 &* c, as: UInt16.self)
+    }
+
     @inline(__always)
     private func h2v1(_ input: UnsafePointer<UInt8>) {
         let out = scratch, last = width &- 1
@@ -81,8 +89,7 @@ struct JPEGComponentUpsampler {
         out[1] = UInt8(truncatingIfNeeded: (Int32(input[0]) &* 3 &+ Int32(input[1]) &+ 2) &>> 2)
         for c in 1 ..< last {
             let here = Int32(input[c]) &* 3
-            out[2 &* c] = UInt8(truncatingIfNeeded: (here &+ Int32(input[c &- 1]) &+ 1) &>> 2)
-            out[2 &* c &+ 1] = UInt8(truncatingIfNeeded: (here &+ Int32(input[c &+ 1]) &+ 2) &>> 2)
+            Self.storePair((here &+ Int32(input[c &- 1]) &+ 1) &>> 2, (here &+ Int32(input[c &+ 1]) &+ 2) &>> 2, out, c)
         }
         out[2 &* last] = UInt8(truncatingIfNeeded: (Int32(input[last]) &* 3 &+ Int32(input[last &- 1]) &+ 1) &>> 2)
         out[2 &* last &+ 1] = input[last]
@@ -90,23 +97,15 @@ struct JPEGComponentUpsampler {
 
     @inline(__always)
     private func h2v2(_ near: UnsafePointer<UInt8>, _ far: UnsafePointer<UInt8>) {
-        let out = scratch
-        @inline(__always) func columnSum(_ c: Int) -> Int32 { Int32(near[c]) &* 3 &+ Int32(far[c]) }
-        var this = columnSum(0), previous = this
-        var next = columnSum(1)
-        out[0] = UInt8(truncatingIfNeeded: (this &* 4 &+ 8) &>> 4)
-        out[1] = UInt8(truncatingIfNeeded: (this &* 3 &+ next &+ 7) &>> 4)
-        previous = this
-        this = next
-        for c in 1 ..< width &- 1 {
-            next = columnSum(c &+ 1)
-            out[2 &* c] = UInt8(truncatingIfNeeded: (this &* 3 &+ previous &+ 8) &>> 4)
-            out[2 &* c &+ 1] = UInt8(truncatingIfNeeded: (this &* 3 &+ next &+ 7) &>> 4)
-            previous = this
-            this = next
+        let out = scratch, sums = columnSums, last = width &- 1
+        for c in 0 ..< width { sums[c] = Int16(near[c]) &* 3 &+ Int16(far[c]) }
+        out[0] = UInt8(truncatingIfNeeded: (sums[0] &* 4 &+ 8) &>> 4)
+        out[1] = UInt8(truncatingIfNeeded: (sums[0] &* 3 &+ sums[1] &+ 7) &>> 4)
+        for c in 1 ..< last {
+            let here = Int32(sums[c]) &* 3
+            Self.storePair((here &+ Int32(sums[c &- 1]) &+ 8) &>> 4, (here &+ Int32(sums[c &+ 1]) &+ 7) &>> 4, out, c)
         }
-        let last = width &- 1
-        out[2 &* last] = UInt8(truncatingIfNeeded: (this &* 3 &+ previous &+ 8) &>> 4)
-        out[2 &* last &+ 1] = UInt8(truncatingIfNeeded: (this &* 4 &+ 7) &>> 4)
+        out[2 &* last] = UInt8(truncatingIfNeeded: (sums[last] &* 3 &+ sums[last &- 1] &+ 8) &>> 4)
+        out[2 &* last &+ 1] = UInt8(truncatingIfNeeded: (sums[last] &* 4 &+ 7) &>> 4)
     }
 }

@@ -1,0 +1,52 @@
+import Foundation
+import LiftImage
+import Testing
+import TestSupport
+
+/// Every file in `Tests/Fixtures/jpeg/regressions/` (hostile inputs and fuzzer crashers).
+private let regressionFiles: [String] = {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: Fixtures.url("jpeg/regressions").path)) ?? []
+    return names.filter { $0.hasSuffix(".jpg") }.sorted()
+}()
+
+@Test func jpegRegressionFolderIsPresent() {
+    #expect(regressionFiles.count >= 4)
+}
+
+@Test(arguments: regressionFiles)
+func jpegRegressionInputDecodesOrThrows(_ name: String) throws {
+    let bytes = try Fixtures.bytes("jpeg/regressions/\(name)")
+    do {
+        let decoded = try JPEGDecoder.decode(bytes)
+        #expect(decoded.image.pixels.count == decoded.image.width * decoded.image.height * 4)
+    } catch {
+        #expect(!error.description.isEmpty)
+    }
+}
+
+@Test func jpegHostileInputsFailWithTheExpectedErrors() throws {
+    let huge = try Fixtures.bytes("jpeg/regressions/huge_frame_tiny_data.jpg")
+    // The scan data stops at EOI long before the frame is full.
+    guard case .corruptData(marker: "SOS", _, _)? = Result(catching: { () throws(JPEGError) in try JPEGDecoder.decode(huge) }).failure else {
+        Issue.record("a frame far larger than its data must fail in its scan")
+        return
+    }
+    let dht = try Fixtures.bytes("jpeg/regressions/dht_counts_overflow.jpg")
+    guard case .malformedSegment(marker: "DHT", _, _)? = Result(catching: { () throws(JPEGError) in try JPEGDecoder.decode(dht) }).failure else {
+        Issue.record("overflowing DHT counts must be a malformed DHT")
+        return
+    }
+    let repeated = try JPEGDecoder.decode(try Fixtures.bytes("jpeg/regressions/repeated_dc_scans.jpg"))
+    #expect(repeated.info.scanCount > 900)
+    let tooMany = try Fixtures.bytes("jpeg/regressions/too_many_scans.jpg")
+    #expect(Result(catching: { () throws(JPEGError) in try JPEGDecoder.decode(tooMany) }).failure
+        == .limitExceeded(what: "scan count", value: 1001, limit: JPEGDecoder.maxScans))
+}
+
+extension Result {
+    /// The error, or nil on success.
+    var failure: Failure? {
+        if case let .failure(error) = self { return error }
+        return nil
+    }
+}
