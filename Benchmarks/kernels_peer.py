@@ -115,8 +115,8 @@ def main():
     command = [args.lift, "kernels", "--json"] + (["--filter", args.filter] if args.filter else [])
     lines = subprocess.run(command, check=True, capture_output=True, text=True).stdout.splitlines()
     rows = [json.loads(line) for line in lines if line.startswith("{")]
-    peak = next(r for r in rows if r["name"] == "fma_peak")
-    layers = [r for r in rows if r["name"] != "fma_peak"]
+    layers = rows
+    peak = layers[0]
 
     # All 1-thread timings first, then all 2-thread ones: switching PyTorch's thread count per layer
     # restarts its thread pool.

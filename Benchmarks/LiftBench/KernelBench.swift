@@ -191,8 +191,10 @@ func measureCopyBandwidth(floats: Int, buffers: [Tensor], into destination: Tens
     return Double(2 * floats * 4) / seconds / 1e9
 }
 
-/// Runs the benchmark; `arguments` may contain `--json` (JSON lines), `--filter SUBSTRING` (layers
-/// whose name contains it) and `--buffers N` (rotate N input buffers instead of ≥ 8 MB of them).
+/// Runs the benchmark; `arguments` may contain `--json` (one JSON line per layer: `name`, `gflops_1t`,
+/// `gflops_2t`, `peak_gflops_1t`, `peak_gflops_2t`, `reference_gflops_1t`, `ms_1t`, `ms_2t`, `flops` and
+/// the layer's shape and attributes), `--filter SUBSTRING` (layers whose name contains it) and
+/// `--buffers N` (rotate N input buffers instead of ≥ 8 MB of them).
 func runKernelBench(arguments: [String]) {
     let json = arguments.contains("--json")
     func value(_ flag: String) -> String? {
@@ -200,9 +202,7 @@ func runKernelBench(arguments: [String]) {
     }
     let filter = value("--filter"), fixedBuffers = value("--buffers").flatMap(Int.init).map { max(1, $0) }
     let peak1 = measurePeak(threads: 1), peak2 = measurePeak(threads: 2)
-    if json {
-        print(#"{"name":"fma_peak","peak_gflops_1t":\#(fmt(peak1)),"peak_gflops_2t":\#(fmt(peak2))}"#)
-    } else {
+    if !json {
         print("FP32 FMA peak (same run): \(fmt(peak1)) GFLOP/s on 1 thread, \(fmt(peak2)) on 2")
         print("name".padding(18) + "shape".padding(34) + "1t GF/s".padding(9, left: true) + "%peak".padding(7, left: true)
               + "2t GF/s".padding(9, left: true) + "2t/1t".padding(7, left: true) + "ref GF/s".padding(10, left: true) + "  notes")
@@ -247,6 +247,7 @@ func runKernelBench(arguments: [String]) {
             let p = layer.padding.resolve(height: layer.h, width: layer.w, kernel: (layer.kernel, layer.kernel),
                                           stride: (layer.stride, layer.stride), dilation: (layer.dilation, layer.dilation))
             print(#"{"name":"\#(layer.name)","gflops_1t":\#(fmt(g1)),"gflops_2t":\#(fmt(g2)),"peak_gflops_1t":\#(fmt(peak1)),"#
+                + #""peak_gflops_2t":\#(fmt(peak2)),"#
                 + #""reference_gflops_1t":\#(fmt(gRef)),"ms_1t":\#(String(format: "%.4f", t1 * 1e3)),"ms_2t":\#(String(format: "%.4f", t2 * 1e3)),"flops":\#(Int(prepared.flops)),"#
                 + #""h":\#(layer.h),"w":\#(layer.w),"cin":\#(layer.cin),"cout":\#(layer.cout),"kernel":\#(layer.kernel),"#
                 + #""stride":\#(layer.stride),"dilation":\#(layer.dilation),"groups":\#(layer.groups),"#
