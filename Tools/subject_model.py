@@ -140,7 +140,7 @@ class DecoderStage(nn.Module):
         self.side = nn.Conv2d(cout, 1, 1)
 
     def forward(self, prev, skip):
-        up = F.interpolate(prev, size=skip.shape[-2:], mode="bilinear", align_corners=False)
+        up = F.interpolate(prev, size=skip.shape[2:], mode="bilinear", align_corners=False)
         return self.convs(torch.cat([up, skip], dim=1))
 
 
@@ -160,7 +160,7 @@ class SubjectNet(nn.Module):
         self.head = nn.Conv2d(w[0], 1, 3, padding=1)
 
     def forward(self, x):
-        size = x.shape[-2:]
+        size = x.shape[2:]
         f2, f4, f8, f16, f32 = self.encoder(x)
         c = self.context(f32)
         d16 = self.dec16(c, f16)
@@ -205,6 +205,45 @@ def person_encoder_convs(model: SubjectNet):
             convs += [(block.se.fc1, None), (block.se.fc2, None)]
         convs.append((block.project[0], block.project[1]))
     return convs
+
+
+def person_layer_names(model: SubjectNet):
+    """The person model's TFLite layer names for `person_encoder_convs`, in the same order
+    (`conv2d`, `conv2d_1`, ... for regular convs, `depthwise_conv2d`, `depthwise_conv2d_1`, ...)."""
+    names, n_conv, n_dw = [], 0, 0
+    for conv, _ in person_encoder_convs(model):
+        if conv.groups > 1:
+            names.append("depthwise_conv2d" + (f"_{n_dw}" if n_dw else ""))
+            n_dw += 1
+        else:
+            names.append("conv2d" + (f"_{n_conv}" if n_conv else ""))
+            n_conv += 1
+    return names
+
+
+@torch.no_grad()
+def load_person_encoder(model: SubjectNet, path) -> str:
+    """Initialises encoder blocks 1-8 from the person model file (Weights/person.safetensors:
+    BN-folded OHWI conv weights + biases named by TFLite layer, see Tools/PERSON-MODEL.md in the
+    person branch). Where our conv is followed by BatchNorm, the folded bias goes into the BN's
+    shift and the BN is set to identity. Returns a one-line summary."""
+    from safetensors.numpy import load_file
+    tensors = load_file(str(path))
+    pairs = list(zip(person_encoder_convs(model), person_layer_names(model)))
+    for (conv, bn), name in pairs:
+        w = torch.from_numpy(tensors[f"{name}.weight"].astype("float32")).permute(0, 3, 1, 2)
+        b = torch.from_numpy(tensors[f"{name}.bias"].astype("float32"))
+        if tuple(w.shape) != tuple(conv.weight.shape):
+            raise ValueError(f"{name}: person weight {tuple(w.shape)} vs ours {tuple(conv.weight.shape)}")
+        conv.weight.copy_(w)
+        if bn is None:
+            conv.bias.copy_(b)
+        else:
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(b)
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+    return f"{len(pairs)} convolutions from {path} ({pairs[0][1]} ... {pairs[-1][1]})"
 
 
 if __name__ == "__main__":

@@ -118,6 +118,7 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--ckpt-minutes", type=float, default=10)
     ap.add_argument("--val-size", type=int, default=256)
+    ap.add_argument("--val-every", type=int, default=0, help="also validate every N steps")
     ap.add_argument("--max-hours", type=float, default=1e9, help="stop (with a checkpoint) after this")
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args()
@@ -202,7 +203,8 @@ def main():
                 f"{n_win / dt:.1f} img/s (data wait {100 * wait_win / dt:.0f}%) "
                 f"load {os.getloadavg()[0]:.1f}")
             t_win, n_win, loss_win, wait_win = time.time(), 0, 0.0, 0.0
-        if step % steps_per_epoch == 0 or step == total_steps:
+        if (step % steps_per_epoch == 0 or step == total_steps
+                or (a.val_every and step % a.val_every == 0)):
             tv = time.time()
             res = {}
             for name, m in (("model", model), ("ema", ema.model)):
