@@ -5,8 +5,9 @@ Metrics (standard definitions from `pysodmetrics`): MAE, max F-measure (beta^2 =
 compared at the ground truth's resolution as 8-bit maps, as SOD benchmarks do.
 
 What it can evaluate (pick one; each result line says which it was):
-  --lift BIN          the shipped pipeline: runs `BIN mask IN.jpg OUT.png` per photo (override the
-                      argument pattern with --lift-args) and scores the PNG masks it writes
+  --lift BIN          the shipped pipeline: runs `BIN IN.png --mask OUT.png --force --quiet` per
+                      photo (override with --lift-args, e.g. add `--quality accurate`) and scores
+                      the grey masks it writes
   --masks DIR         masks already written by anything, as DIR/KEY.png
   --checkpoint PT     the PyTorch model (a Tools/checkpoints/*.pt file; `--which ema|model`),
                       run here in PyTorch with the runtime's preprocessing (stretch to --size,
@@ -110,7 +111,7 @@ def run_lift(binary, args_pattern, split, workdir: Path):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lift")
-    ap.add_argument("--lift-args", default="mask {input} {output}")
+    ap.add_argument("--lift-args", default="{input} --mask {output} --force --quiet")
     ap.add_argument("--masks")
     ap.add_argument("--checkpoint")
     ap.add_argument("--which", default="ema", choices=["ema", "model"])

@@ -8,7 +8,7 @@ Writes to --out (default Tools/checkpoints/subject/, ignored by git):
   best.pt        the weights (model or EMA, whichever scored) with the lowest validation MAE
   log.jsonl      one line per epoch; train.log the console log
 
-Start:    nohup nice -n 10 /work/venv/bin/python Tools/train_subject.py [--person-init W] > /dev/null 2>&1 &
+Start:    OMP_WAIT_POLICY=PASSIVE nohup nice -n 10 /work/venv/bin/python Tools/train_subject.py [--person-init W] > /dev/null 2>&1 &
 Resume:   ... Tools/train_subject.py --resume Tools/checkpoints/subject/last.pt
 Continue from shipped weights (full checkpoint gone): --init Weights/subject.safetensors
 """
@@ -115,7 +115,9 @@ def main():
     ap.add_argument("--total-epochs", type=float, default=60,
                     help="length of the cosine schedule (spans sessions; on --resume, overrides)")
     ap.add_argument("--ema", type=float, default=0.999)
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--threads", default="auto",
+                    help="torch threads, or 'auto': 2 while the machine is otherwise idle, 1 while "
+                         "other work keeps it busy (1-minute load average above 3.5)")
     ap.add_argument("--ckpt-minutes", type=float, default=10)
     ap.add_argument("--val-size", type=int, default=256)
     ap.add_argument("--val-every", type=int, default=0, help="also validate every N steps")
@@ -123,7 +125,12 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args()
 
-    torch.set_num_threads(a.threads)
+    def pick_threads():
+        if a.threads != "auto":
+            return int(a.threads)
+        return 1 if os.getloadavg()[0] > 3.5 else 2
+
+    torch.set_num_threads(pick_threads())
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     logf = open(out / "train.log", "a", buffering=1)
@@ -201,8 +208,9 @@ def main():
             dt = time.time() - t_win
             log(f"step {step} epoch {step / steps_per_epoch:.2f} loss {loss_win / 50:.4f} lr {lr:.2e} "
                 f"{n_win / dt:.1f} img/s (data wait {100 * wait_win / dt:.0f}%) "
-                f"load {os.getloadavg()[0]:.1f}")
+                f"load {os.getloadavg()[0]:.1f} threads {torch.get_num_threads()}")
             t_win, n_win, loss_win, wait_win = time.time(), 0, 0.0, 0.0
+            torch.set_num_threads(pick_threads())
         if (step % steps_per_epoch == 0 or step == total_steps
                 or (a.val_every and step % a.val_every == 0)):
             tv = time.time()
