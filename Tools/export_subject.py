@@ -173,9 +173,12 @@ def main():
     model, ckpt = load_checkpoint(a.checkpoint, a.which)
     val = ckpt.get("val") or {}
     step, epoch = ckpt.get("step"), ckpt.get("epoch")
+    args = ckpt.get("args", {})
+    init = ("encoder blocks 1-8 initialised from the person model (MediaPipe Selfie Segmentation, "
+            "Apache-2.0) by --person-init" if args.get("person_init") else
+            f"initialised from {args['init']}" if args.get("init") else "trained from scratch")
     provenance = (
-        f"Lift subject (salient object) model: MobileNetV3-style encoder (blocks 1-8 initialised from "
-        f"MediaPipe Selfie Segmentation, Apache-2.0, where the run used --person-init) + U-Net decoder, "
+        f"Lift subject (salient object) model: MobileNetV3-style encoder + U-Net decoder ({init}), "
         f"{2 * count_macs(SubjectNet(), a.size) / 1e9:.2f} GFLOP at {a.size}x{a.size}. {DUTS_LICENCE}. "
         f"Trained by Tools/train_subject.py (args {json.dumps(ckpt.get('args', {}), sort_keys=True)}) "
         f"at commit {ckpt.get('commit', 'unknown')}, step {step}, epoch {epoch}; validation (500 DUTS-TE "
