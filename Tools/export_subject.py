@@ -97,8 +97,7 @@ def load_exported_weights(model: SubjectNet, path) -> int:
             bn.weight.fill_(1.0)
             bn.bias.copy_(b)
             bn.running_mean.zero_()
-            bn.running_var.fill_(1.0)
-            bn.eps = 0.0  # exact identity; train mode renormalises with batch statistics anyway
+            bn.running_var.fill_(1.0 - bn.eps)  # identity in eval mode (to float rounding)
         else:
             conv.bias.copy_(b)
         loaded += 1
