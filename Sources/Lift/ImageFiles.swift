@@ -93,8 +93,8 @@ public enum ImageFiles {
         var count = 0
         while true {
             if count == bytes.count {
-                guard bytes.count <= maxFileBytes else { throw .fileTooLarge(path: name, limit: maxFileBytes) }
-                bytes.append(contentsOf: repeatElement(0, count: bytes.count))
+                guard count <= maxFileBytes else { throw .fileTooLarge(path: name, limit: maxFileBytes) }
+                bytes.append(contentsOf: repeatElement(0, count: min(bytes.count, maxFileBytes + 1 - count)))
             }
             let got = bytes.withUnsafeMutableBytes { raw in
                 read(descriptor, raw.baseAddress.map { $0 + count }, raw.count - count)
