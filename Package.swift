@@ -18,14 +18,17 @@ var targets: [Target] = [
     .target(name: "LiftModel", dependencies: ["LiftTensor", "LiftImage"], exclude: ["README.md", "GRAPH-FORMAT.md"], swiftSettings: fast),
     .target(name: "LiftMask", dependencies: ["LiftImage", "LiftTensor"], exclude: ["README.md"], swiftSettings: fast),
     .target(name: "Lift", dependencies: ["LiftImage", "LiftTensor", "LiftModel", "LiftMask"], exclude: ["README.md"], swiftSettings: fast),
-    .executableTarget(name: "lift", dependencies: ["Lift"], swiftSettings: fast),
+    .target(name: "LiftCLI", dependencies: ["Lift"], exclude: ["README.md"], swiftSettings: fast),
+    .executableTarget(name: "lift", dependencies: ["Lift", "LiftCLI"], swiftSettings: fast),
     .executableTarget(name: "LiftBench", dependencies: ["Lift", "TestSupport"], path: "Benchmarks/LiftBench", swiftSettings: fast),
     .target(name: "TestSupport", dependencies: ["LiftImage", "LiftTensor"], path: "Tests/TestSupport", swiftSettings: fast),
     .testTarget(name: "LiftImageTests", dependencies: ["LiftImage", "TestSupport"], swiftSettings: fast),
     .testTarget(name: "LiftTensorTests", dependencies: ["LiftTensor", "TestSupport"], swiftSettings: fast),
     .testTarget(name: "LiftModelTests", dependencies: ["LiftModel", "TestSupport"], swiftSettings: fast),
     .testTarget(name: "LiftMaskTests", dependencies: ["LiftMask", "TestSupport"], swiftSettings: fast),
-    .testTarget(name: "LiftTests", dependencies: ["Lift", "TestSupport"], swiftSettings: fast),
+    .testTarget(name: "LiftTests", dependencies: ["Lift", "LiftCLI", "TestSupport"], swiftSettings: fast),
+    // Runs the built `lift` binary; depending on the executable makes `swift test` build it first.
+    .testTarget(name: "LiftCLITests", dependencies: ["lift", "Lift", "TestSupport"], exclude: ["Snapshots"], swiftSettings: fast),
 ]
 
 /// Fuzz targets (libFuzzer) are only declared when asked for, since they have no `main` and link only

@@ -12,6 +12,7 @@ case "mask-quality": runMaskQuality(rest)
 case "kernels": runKernelBench(arguments: rest)
 case "model": runModelBench(rest)
 case "person": try runPersonBench(rest)
+case "pipeline": runPipelineBench(rest)
 default:
     print("""
     usage: lift-bench SUBCOMMAND ARGS…
@@ -20,8 +21,11 @@ default:
       mask DIR [--runs N]               connected components, guided filter, mask stage
       mask-quality …                    edge error against DUTS ground truth (Benchmarks/mask_quality.py)
       kernels [--json] [--filter NAME] [--buffers N]
-      person [--runs N] [--profile]     person model latency (pair with Benchmarks/person_peer.py)
       model [--size 320] [--runs 5] [--rounds 3] [--threads 1,2] [--profile]
+      person [--runs N] [--profile]     person model latency (pair with Benchmarks/person_peer.py)
+      pipeline JPEG PNG [--model M] [--threads 1,2] [--repeat N]
+                                        decode → model → mask → composite → encode (pair with
+                                        Benchmarks/pipeline_peer.py)
     """)
     exit(2)
 }

@@ -1,17 +1,12 @@
-// The `lift` command line tool. Placeholder until the CLI lands; `convert` and `info` work.
+// The `lift` command line tool: `lift convert`, `lift info`, and the cut-out action (LiftCLI).
 import Foundation
-import Lift
+import LiftCLI
 
-let arguments = CommandLine.arguments.dropFirst()
+// A closed pipe on standard output (`lift - | head`) is an ordinary end, not a signal death.
+signal(SIGPIPE, SIG_IGN)
+let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
-case "--version":
-    print("lift \(LiftVersion.string)")
-    exit(0)
-case "convert":
-    exit(runConvert(Array(arguments.dropFirst())))
-case "info":
-    exit(runInfo(Array(arguments.dropFirst())))
-default:
-    FileHandle.standardError.write("usage: lift --version | lift convert INPUT OUTPUT.png | lift info FILE\n".data(using: .utf8)!)
-    exit(2)
+case "convert": exit(runConvert(Array(arguments.dropFirst())))
+case "info": exit(runInfo(Array(arguments.dropFirst())))
+default: exit(LiftCommand.run(arguments, environment: .process))
 }

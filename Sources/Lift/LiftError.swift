@@ -1,0 +1,70 @@
+/// Errors from the public `Lift` API: finding and loading a model, reading and writing image files,
+/// running the model. Lower stages' errors (PNG/JPEG decoding, weight parsing, masks) are carried
+/// inside with the file or model they concern, so the sentence says where it happened.
+public enum LiftError: Error, Sendable, CustomStringConvertible {
+    /// No weight file for `model` in any of the directories searched.
+    case weightsNotFound(model: ModelName, searched: [String])
+    /// The weight file exists but could not be loaded (parse, graph or shape error).
+    case modelLoadFailed(model: ModelName, path: String, underlying: any Error)
+    /// The model's input spec asks for something `SubjectLifter` cannot prepare.
+    case unsupportedInputSpec(model: ModelName, reason: String)
+    /// Running the model failed.
+    case inferenceFailed(model: ModelName, underlying: any Error)
+    /// A file could not be opened or read.
+    case unreadableFile(path: String, reason: String)
+    /// A file or stream is larger than `limit` bytes.
+    case fileTooLarge(path: String, limit: Int)
+    /// The bytes are neither PNG nor JPEG (by their signature).
+    case unsupportedFormat(path: String)
+    /// The decoder rejected the file.
+    case undecodable(path: String, underlying: any Error)
+    /// The image could not be encoded.
+    case encodingFailed(path: String, underlying: any Error)
+    /// The file could not be written.
+    case writeFailed(path: String, reason: String)
+    /// Building the analysis (masks, subjects) failed.
+    case analysisFailed(underlying: any Error)
+
+    /// The file the error concerns, when there is one.
+    public var path: String? {
+        switch self {
+        case .modelLoadFailed(_, let path, _), .unreadableFile(let path, _), .fileTooLarge(let path, _),
+             .unsupportedFormat(let path), .undecodable(let path, _), .encodingFailed(let path, _), .writeFailed(let path, _):
+            return path
+        case .weightsNotFound, .unsupportedInputSpec, .inferenceFailed, .analysisFailed:
+            return nil
+        }
+    }
+
+    /// What went wrong, without the file name (for callers that print the name themselves).
+    public var detail: String {
+        switch self {
+        case .weightsNotFound(let model, let searched):
+            return "no weights for the \(model.rawValue) model: \(model.fileName) is not in "
+                + searched.joined(separator: ", ") + " (set LIFT_WEIGHTS to the directory that holds it)"
+        case .modelLoadFailed(let model, _, let underlying):
+            return "cannot load the \(model.rawValue) model: \(underlying)"
+        case .unsupportedInputSpec(let model, let reason):
+            return "the \(model.rawValue) model's input spec is not supported: \(reason)"
+        case .inferenceFailed(let model, let underlying):
+            return "the \(model.rawValue) model failed to run: \(underlying)"
+        case .unreadableFile(_, let reason):
+            return "cannot read: \(reason)"
+        case .fileTooLarge(_, let limit):
+            return "larger than \(limit >> 20) MiB"
+        case .unsupportedFormat:
+            return "not a PNG or JPEG image"
+        case .undecodable(_, let underlying):
+            return "cannot decode: \(underlying)"
+        case .encodingFailed(_, let underlying):
+            return "cannot encode: \(underlying)"
+        case .writeFailed(_, let reason):
+            return "cannot write: \(reason)"
+        case .analysisFailed(let underlying):
+            return "cannot build the mask: \(underlying)"
+        }
+    }
+
+    /// `path: detail`, or the detail alone when no file is concerned.
+    public var description: String { path.map { "\($0): \(detail)" } ?? detail }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import LiftTensor
+
+/// Finds the subjects of photos: loads a segmentation model once, then turns each photo into an
+/// `Analysis` (soft mask, subjects, cut-outs), the way VisionKit's `ImageAnalyzer` does.
+///
+/// ```swift
+/// let lifter = try SubjectLifter(model: .person)
+/// let analysis = try lifter.analyze(try ImageFiles.load("portrait.jpg"))
+/// let cutout = try analysis.image(for: analysis.subjects, croppedToExtent: true, background: .white)
+/// try ImageFiles.savePNG(cutout, to: "portrait.cutout.png")
+/// ```
+/// A lifter is a value that shares its loaded networks; it may be used from several threads (runs of
+/// one network are serialised by the executor).
+public struct SubjectLifter: Sendable {
+    /// The model asked for (`.person` also runs its landscape variant on wide photos).
+    public let model: ModelName
+    /// The quality level it was made with.
+    public let quality: Quality
+    /// Worker threads for preprocessing, the model and the mask.
+    public let threads: Int
+    /// How probability maps become subjects; set from `quality`, adjustable (threshold, refinement…).
+    public var analysisOptions: Analysis.Options
+
+    /// The loaded networks: the model's variants, each with its input spec.
+    private let networks: [ModelName: Network]
+
+    /// Loads `model`'s weights (found by `ModelCatalog`: `LIFT_WEIGHTS`, `Weights/` beside the
+    /// executable or in the source checkout).
+    /// - Parameters:
+    ///   - model: `.subject`, `.person` or `.personLandscape`; `nil` picks `.subject` when its weights
+    ///     exist, else `.person` (see `defaultModel`).
+    ///   - quality: input resolution and edge refinement.
+    ///   - threads: worker threads; `nil` uses every active core.
+    ///   - environment: the process environment, read for `LIFT_WEIGHTS`.
+    /// - Throws: `LiftError.weightsNotFound` naming every directory searched, `.modelLoadFailed`,
+    ///   `.unsupportedInputSpec`.
+    public init(model: ModelName? = nil, quality: Quality = .balanced, threads: Int? = nil,
+                environment: [String: String] = ProcessInfo.processInfo.environment) throws(LiftError) {
+        let model = if let model { model } else { try Self.defaultModel(environment: environment) }
+        self.model = model
+        self.quality = quality
+        self.threads = max(1, threads ?? Parallel.defaultThreads)
+        var networks: [ModelName: Network] = [model: try Network(model, quality: quality, environment: environment)]
+        if model == .person, let landscape = try? Network(.personLandscape, quality: quality, environment: environment) {
+            networks[.personLandscape] = landscape
+        }
+        self.networks = networks
+        analysisOptions = Analysis.Options(refine: quality.refinesEdges, refineEpsilon: quality.refineEpsilon, threads: self.threads)
+    }
+
+    /// `.subject` when its weight file can be found, else `.person`.
+    /// - Throws: `LiftError.weightsNotFound` when neither can be found.
+    public static func defaultModel(environment: [String: String] = ProcessInfo.processInfo.environment) throws(LiftError) -> ModelName {
+        if (try? ModelCatalog.url(for: .subject, environment: environment)) != nil { return .subject }
+        do {
+            _ = try ModelCatalog.url(for: .person, environment: environment)
+            return .person
+        } catch {
+            throw .weightsNotFound(model: .subject, searched: ModelCatalog.searchDirectories(environment: environment).map(\.path))
+        }
+    }
+
+    /// Analyses `image`: subjects, soft mask, and everything `Analysis` makes from them.
+    /// - Throws: `LiftError.inferenceFailed` or `.analysisFailed`.
+    public func analyze(_ image: RGBAImage) throws(LiftError) -> Analysis {
+        var timings = StageTimings()
+        return try analyze(image, timings: &timings)
+    }
+
+    /// `analyze(_:)`, recording the time spent in preprocessing, the model and the mask in `timings`.
+    public func analyze(_ image: RGBAImage, timings: inout StageTimings) throws(LiftError) -> Analysis {
+        var clock = Stopwatch()
+        let probability = try probabilityMap(for: image, timings: &timings)
+        _ = clock.lap()
+        do {
+            let analysis = try Analysis(photo: image, probability: probability, placement: .stretched, options: analysisOptions)
+            timings.mask = clock.lap()
+            return analysis
+        } catch {
+            throw .analysisFailed(underlying: error)
+        }
+    }
+
+    /// The model's foreground probability for `image` (0…1) at the model's resolution, covering the
+    /// whole photo (`MapPlacement.stretched`).
+    public func probabilityMap(for image: RGBAImage) throws(LiftError) -> FloatMap {
+        var timings = StageTimings()
+        return try probabilityMap(for: image, timings: &timings)
+    }
+
+    /// `probabilityMap(for:)`, recording preprocessing and inference times in `timings`.
+    public func probabilityMap(for image: RGBAImage, timings: inout StageTimings) throws(LiftError) -> FloatMap {
+        let variant = modelVariant(width: image.width, height: image.height)
+        guard let network = networks[variant] else { preconditionFailure("SubjectLifter holds no network for \(variant.rawValue)") }
+        return try network.run(image, threads: threads, timings: &timings)
+    }
+
+    /// The model variant that runs on a `width × height` photo: `.personLandscape` for wide photos
+    /// when `model` is `.person` and the landscape weights were found, else `model`.
+    public func modelVariant(width: Int, height: Int) -> ModelName {
+        let variant = ModelCatalog.variant(of: model, width: width, height: height)
+        return networks[variant] == nil ? model : variant
+    }
+}
+
+/// One loaded model file with its input spec, the size it runs at, and its preprocessing.
+private struct Network: Sendable {
+    let name: ModelName
+    let model: Model
+    let preprocess: Preprocess
+
+    /// Loads `name` and fixes its input size for `quality` (models of open size are scaled from
+    /// their spec's size; fixed-size models run at their size).
+    init(_ name: ModelName, quality: Quality, environment: [String: String]) throws(LiftError) {
+        let url: URL
+        do {
+            url = try ModelCatalog.url(for: name, environment: environment)
+        } catch {
+            switch error {
+            case .weightsNotFound(_, let searched): throw .weightsNotFound(model: name, searched: searched)
+            }
+        }
+        do {
+            model = try Model(contentsOf: url)
+        } catch {
+            throw .modelLoadFailed(model: name, path: url.path, underlying: error)
+        }
+        guard let json = model.metadata["lift.input"] else {
+            throw .unsupportedInputSpec(model: name, reason: "the file has no lift.input metadata")
+        }
+        var spec: InputSpec
+        do {
+            spec = try InputSpec(json: json)
+        } catch {
+            throw .unsupportedInputSpec(model: name, reason: error.description)
+        }
+        if model.inputShape.height == nil, model.inputShape.width == nil {
+            spec.height = Self.scaled(spec.height, by: quality.inputScale)
+            spec.width = Self.scaled(spec.width, by: quality.inputScale)
+        } else if model.inputShape.height != spec.height || model.inputShape.width != spec.width || model.inputShape.channels != 3 {
+            throw .unsupportedInputSpec(model: name, reason: "lift.input says \(spec.height)×\(spec.width)×3, the graph takes "
+                + "\(model.inputShape.height ?? -1)×\(model.inputShape.width ?? -1)×\(model.inputShape.channels)")
+        }
+        guard model.outputNames.first == spec.output else {
+            throw .unsupportedInputSpec(model: name, reason: "lift.input names the output \(spec.output), the graph's first output is "
+                + (model.outputNames.first ?? "missing"))
+        }
+        self.name = name
+        preprocess = Preprocess(spec: spec)
+    }
+
+    /// `side × scale` rounded to a multiple of 32 (what down-sampling encoders divide by), at least 32.
+    private static func scaled(_ side: Int, by scale: Double) -> Int {
+        max(32, Int((Double(side) * scale / 32).rounded()) * 32)
+    }
+
+    /// Preprocesses `image`, runs the model and returns its single-channel output as a map.
+    func run(_ image: RGBAImage, threads: Int, timings: inout StageTimings) throws(LiftError) -> FloatMap {
+        var clock = Stopwatch()
+        let spec = preprocess.spec
+        let input = Tensor(shape: TensorShape(n: 1, h: spec.height, w: spec.width, c: 3))
+        do {
+            try preprocess.write(image, into: input.buffer, threads: threads)
+        } catch {
+            throw .inferenceFailed(model: name, underlying: error)
+        }
+        timings.preprocess = clock.lap()
+        let output: Tensor
+        do {
+            output = try model.run(input, threads: threads)
+        } catch {
+            throw .inferenceFailed(model: name, underlying: error)
+        }
+        timings.inference = clock.lap()
+        guard output.shape.n == 1, output.shape.c == 1 else {
+            throw .unsupportedInputSpec(model: name, reason: "the output \(spec.output) has shape \(output.shape), expected [1, H, W, 1]")
+        }
+        return FloatMap(width: output.shape.w, height: output.shape.h, values: output.toArray())
+    }
+}

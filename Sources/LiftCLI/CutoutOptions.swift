@@ -1,0 +1,81 @@
+import Lift
+
+/// Everything the cut-out action (`lift INPUT... [options]`) was asked to do, validated.
+public struct CutoutOptions: Sendable, Equatable {
+    /// Input paths as given: files, directories, or `-` for standard input.
+    public var inputs: [String]
+    /// Where cut-outs go; `nil` means `<name>.cutout.png` next to each input.
+    public var output: OutputTarget?
+    /// Descend into sub-directories of directory inputs.
+    public var recursive = false
+    /// Overwrite existing outputs (inputs are never overwritten).
+    public var force = false
+    /// Leave inputs whose outputs all exist alone, so an interrupted batch can be resumed.
+    public var skipExisting = false
+    /// The model; `nil` picks `subject` when its weights exist, else `person`.
+    public var model: ModelName?
+    /// Input resolution and edge refinement.
+    public var quality: Quality = .balanced
+    /// What replaces the background.
+    public var background: Background = .transparent
+    /// Crop to the chosen subjects, when set.
+    public var crop: CropOption?
+    /// Cap on the longest side of the written image, in pixels.
+    public var maxSize: Int?
+    /// Which subjects to keep.
+    public var instances: InstanceSelection = .all
+    /// Keep only the subject under this point (pixels of the input photo, x right, y down), when set.
+    public var point: PixelPoint?
+    /// Where to also write the grey mask (a file for one input, else a directory).
+    public var maskOutput: String?
+    /// Where to also write the instance label map (a file for one input, else a directory).
+    public var labelsOutput: String?
+    /// Where to write the JSON report, when set.
+    public var jsonReport: OutputTarget?
+    /// Probability (0…1) from which a pixel belongs to a subject; `nil` keeps the default (0.5).
+    public var threshold: Float?
+    /// Skip edge refinement whatever the quality.
+    public var noRefine = false
+    /// Worker threads for the model and mask stages; `nil` uses every core.
+    public var threads: Int?
+    /// Print nothing but errors.
+    public var quiet = false
+
+    /// Options with the defaults for `inputs`.
+    public init(inputs: [String]) { self.inputs = inputs }
+}
+
+/// A destination that is either a path or standard output (`-`).
+public enum OutputTarget: Sendable, Equatable {
+    /// Standard output.
+    case standardOutput
+    /// A file or directory path.
+    case path(String)
+
+    /// `-` becomes standard output, anything else a path.
+    public init(argument: String) { self = argument == "-" ? .standardOutput : .path(argument) }
+}
+
+/// Crop to the chosen subjects' extent, as given by `--crop`, `--margin` and `--square`.
+public struct CropOption: Sendable, Equatable {
+    /// Space kept around the subjects.
+    public var margin: Margin = .pixels(0)
+    /// Extend the crop to a square centred on the subjects.
+    public var square = false
+
+    /// A crop with the given margin and shape.
+    public init(margin: Margin = .pixels(0), square: Bool = false) {
+        self.margin = margin
+        self.square = square
+    }
+}
+
+/// Which subjects to keep, as given by `--instances`.
+public enum InstanceSelection: Sendable, Equatable {
+    /// Every subject found.
+    case all
+    /// Only the subject with the largest area.
+    case largest
+    /// The subjects with these 1-based numbers (subjects are numbered by decreasing area).
+    case numbers([Int])
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+/// What kind of thing a path names.
+public enum FileKind: Sendable, Equatable {
+    case file, directory, missing
+}
+
+/// The read-only view of the file system that output planning needs, so planning can be tested
+/// against an in-memory tree.
+public protocol FileSystemView: Sendable {
+    /// Whether `path` is a file, a directory or nothing.
+    func kind(of path: String) -> FileKind
+    /// The names (not paths) inside the directory `path`, in any order.
+    func contentsOfDirectory(_ path: String) throws -> [String]
+    /// An absolute, normalised path with symbolic links resolved where they exist, used to decide
+    /// whether two paths name the same file.
+    func canonicalPath(_ path: String) -> String
+}
+
+/// The real file system, through `FileManager`.
+public struct LocalFileSystem: FileSystemView {
+    /// The process's file system.
+    public init() {}
+
+    public func kind(of path: String) -> FileKind {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return .missing }
+        return isDirectory.boolValue ? .directory : .file
+    }
+
+    public func contentsOfDirectory(_ path: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: path)
+    }
+
+    public func canonicalPath(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+}
+
+/// Path arithmetic on plain strings with `/` separators (no file-system access).
+enum PathText {
+    /// `path` without its last component (`"."` when there is none).
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// The last component of `path`.
+    static func name(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
+    }
+
+    /// The last component without its extension (`a/b/photo.jpg` → `photo`; `.hidden` stays).
+    static func stem(of path: String) -> String {
+        let name = name(of: path)
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
+        return String(name[..<dot])
+    }
+
+    /// The lower-cased extension without the dot, or `""`.
+    static func fileExtension(of path: String) -> String {
+        let name = name(of: path)
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
+        return name[name.index(after: dot)...].lowercased()
+    }
+
+    /// `directory` and `name` joined with exactly one `/`.
+    static func join(_ directory: String, _ name: String) -> String {
+        if directory.isEmpty || directory == "." { return name }
+        return directory.hasSuffix("/") ? directory + name : directory + "/" + name
+    }
+}

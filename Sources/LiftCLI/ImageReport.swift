@@ -1,0 +1,109 @@
+import Foundation
+import Lift
+
+/// What happened to one image, as written by `--json` and summarised in the log line.
+public struct ImageReport: Sendable, Equatable, Codable {
+    /// `ok`, `skipped` or `failed`.
+    public enum Status: String, Sendable, Codable { case ok, skipped, failed }
+
+    /// One subject found in the photo (numbered from 1 by decreasing area).
+    public struct Instance: Sendable, Equatable, Codable {
+        /// 1-based subject number (the value in the label map).
+        public var number: Int
+        /// Bounding box in photo pixels: `[x, y, width, height]`.
+        public var bbox: [Int]
+        /// Area in pixels.
+        public var area: Int
+        /// Mean foreground probability over the subject, 0…1.
+        public var score: Double
+        /// Whether the subject is in the written image.
+        public var kept: Bool
+
+        /// An instance entry.
+        public init(number: Int, bbox: [Int], area: Int, score: Double, kept: Bool) {
+            self.number = number
+            self.bbox = bbox
+            self.area = area
+            self.score = score
+            self.kept = kept
+        }
+    }
+
+    /// The input path or `<stdin>`.
+    public var input: String
+    /// The outcome.
+    public var status: Status
+    /// The cut-out's path (`-` for standard output), when written or skipped.
+    public var output: String?
+    /// The mask's path, when written.
+    public var mask: String?
+    /// The label map's path, when written.
+    public var labels: String?
+    /// Why the image failed, in words.
+    public var error: String?
+    /// Photo width in pixels.
+    public var width: Int?
+    /// Photo height in pixels.
+    public var height: Int?
+    /// Written image width in pixels (after crop and `--max-size`).
+    public var outputWidth: Int?
+    /// Written image height in pixels.
+    public var outputHeight: Int?
+    /// The model that ran.
+    public var model: String?
+    /// The quality level.
+    public var quality: String?
+    /// Subjects found.
+    public var instances: [Instance]?
+    /// Milliseconds per stage.
+    public var timings: StageTimings?
+
+    /// A report for `input` with only the status filled in.
+    public init(input: String, status: Status) {
+        self.input = input
+        self.status = status
+    }
+
+    /// The one-line log form: `photo.jpg -> photo.cutout.png (2 subjects, 1024x768, 412 ms)`.
+    public var logLine: String {
+        switch status {
+        case .failed: return "\(input): \(error ?? "failed")"
+        case .skipped: return "\(input): skipped, \(output ?? "output") exists"
+        case .ok:
+            var details: [String] = []
+            if let instances {
+                let kept = instances.filter(\.kept).count
+                details.append(kept == instances.count ? "\(kept) subject\(kept == 1 ? "" : "s")"
+                                                       : "\(kept) of \(instances.count) subjects")
+            }
+            if let outputWidth, let outputHeight { details.append("\(outputWidth)x\(outputHeight)") }
+            if let timings { details.append("\(Int(timings.total.rounded())) ms") }
+            let suffix = details.isEmpty ? "" : " (" + details.joined(separator: ", ") + ")"
+            return "\(input) -> \(output ?? "-")\(suffix)"
+        }
+    }
+}
+
+/// The document `--json` writes: the version, the options that shape results, and one entry per image.
+public struct BatchReport: Sendable, Equatable, Codable {
+    /// `lift` version.
+    public var lift: String
+    /// Per-image reports in input order.
+    public var images: [ImageReport]
+    /// Counts of ok / failed / skipped images.
+    public var summary: BatchSummary
+
+    /// A report document.
+    public init(images: [ImageReport], summary: BatchSummary) {
+        self.lift = LiftVersion.string
+        self.images = images
+        self.summary = summary
+    }
+
+    /// The document as pretty-printed JSON with sorted keys (stable for tests and diffs), newline-terminated.
+    public func encoded() throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return [UInt8](try encoder.encode(self)) + [0x0A]
+    }
+}

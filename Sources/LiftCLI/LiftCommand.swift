@@ -1,0 +1,101 @@
+import Foundation
+import Lift
+
+/// The process around the cut-out action: where text and bytes go, and how images are processed.
+/// The real one talks to the terminal and runs the model; tests can substitute any part.
+public struct CommandEnvironment {
+    /// Writes bytes to standard output.
+    public var writeStandardOutput: ([UInt8]) -> Void
+    /// Writes text to standard error.
+    public var writeStandardError: (String) -> Void
+    /// Whether standard input is a terminal (reading an image from it is refused).
+    public var standardInputIsTerminal: Bool
+    /// Whether standard output is a terminal (binary output there is refused).
+    public var standardOutputIsTerminal: Bool
+    /// Whether standard error is a terminal (a progress bar is drawn there for batches).
+    public var standardErrorIsTerminal: Bool
+    /// Terminal width in columns, for the progress bar.
+    public var terminalWidth: Int
+    /// The file system used for planning.
+    public var fileSystem: any FileSystemView
+    /// Builds the per-image processing function once per run (this is where weights are loaded).
+    public var makeProcessor: (CutoutOptions, CommandEnvironment) throws -> (ImageJob) throws -> ImageReport
+
+    /// An environment from its parts.
+    public init(writeStandardOutput: @escaping ([UInt8]) -> Void, writeStandardError: @escaping (String) -> Void,
+                standardInputIsTerminal: Bool, standardOutputIsTerminal: Bool, standardErrorIsTerminal: Bool, terminalWidth: Int,
+                fileSystem: any FileSystemView,
+                makeProcessor: @escaping (CutoutOptions, CommandEnvironment) throws -> (ImageJob) throws -> ImageReport) {
+        self.writeStandardOutput = writeStandardOutput
+        self.writeStandardError = writeStandardError
+        self.standardInputIsTerminal = standardInputIsTerminal
+        self.standardOutputIsTerminal = standardOutputIsTerminal
+        self.standardErrorIsTerminal = standardErrorIsTerminal
+        self.terminalWidth = terminalWidth
+        self.fileSystem = fileSystem
+        self.makeProcessor = makeProcessor
+    }
+}
+
+/// The `lift` cut-out action from arguments to exit status: parse, plan, load the model once, run the
+/// batch, write the JSON report. Usage errors exit 2, failed inputs 1, success 0.
+public enum LiftCommand {
+    /// Runs the cut-out action with `arguments` (without the program name) and returns the exit status.
+    public static func run(_ arguments: [String], environment: CommandEnvironment) -> Int32 {
+        let options: CutoutOptions
+        let entries: [PlanEntry]
+        do throws(UsageError) {
+            switch try CutoutCommand.parse(arguments) {
+            case .help:
+                environment.writeStandardOutput(Array(HelpText.full.utf8))
+                return 0
+            case .version:
+                environment.writeStandardOutput(Array("lift \(LiftVersion.string)\n".utf8))
+                return 0
+            case .run(let parsed):
+                options = parsed
+            }
+            entries = try OutputPlanner(fileSystem: environment.fileSystem).plan(options)
+            let jobs = entries.compactMap { if case .process(let job) = $0 { job } else { nil } }
+            if environment.standardOutputIsTerminal, jobs.contains(where: { $0.output == .standardOutput }) {
+                throw UsageError.invalidOutput("refusing to write a PNG to the terminal; redirect standard output or use -o PATH")
+            }
+            if environment.standardInputIsTerminal, jobs.contains(where: { $0.input == .standardInput }) {
+                throw UsageError.invalidOutput("'-' reads an image from standard input, which is the terminal; pipe a file in")
+            }
+        } catch {
+            environment.writeStandardError("lift: \(error)\n\(HelpText.hint)\n")
+            return 2
+        }
+
+        var process: (ImageJob) throws -> ImageReport = { _ in preconditionFailure("no job was planned") }
+        if entries.contains(where: { if case .process = $0 { true } else { false } }) {
+            do {
+                process = try environment.makeProcessor(options, environment)
+            } catch {
+                environment.writeStandardError("lift: \(error)\n")
+                return 1
+            }
+        }
+        let reporter: any BatchReporter
+        if !options.quiet, environment.standardErrorIsTerminal, entries.count > 1 {
+            reporter = ProgressBarReporter(width: environment.terminalWidth, write: environment.writeStandardError)
+        } else {
+            reporter = LogLineReporter(quiet: options.quiet, write: environment.writeStandardError)
+        }
+        let (summary, reports) = BatchRunner(reporter: reporter, keepReports: options.jsonReport != nil).run(entries, process: process)
+
+        guard let target = options.jsonReport else { return summary.exitCode }
+        do {
+            let document = try BatchReport(images: reports, summary: summary).encoded()
+            switch target {
+            case .standardOutput: environment.writeStandardOutput(document)
+            case .path(let path): try AtomicFile.write(document, to: path)
+            }
+        } catch {
+            environment.writeStandardError("lift: cannot write the JSON report: \(error)\n")
+            return 1
+        }
+        return summary.exitCode
+    }
+}

@@ -1,0 +1,269 @@
+/// Where one image comes from.
+public enum InputSource: Sendable, Equatable {
+    /// A file path.
+    case file(String)
+    /// Standard input.
+    case standardInput
+
+    /// How the input is named in logs and reports.
+    public var displayName: String {
+        switch self {
+        case .file(let path): path
+        case .standardInput: "<stdin>"
+        }
+    }
+}
+
+/// One image to process and every file it produces.
+public struct ImageJob: Sendable, Equatable {
+    /// The photo.
+    public var input: InputSource
+    /// The cut-out's destination.
+    public var output: OutputTarget
+    /// The grey mask's path, when asked for.
+    public var mask: String?
+    /// The label map's path, when asked for.
+    public var labels: String?
+
+    /// A job writing `output` (and optionally `mask` and `labels`) from `input`.
+    public init(input: InputSource, output: OutputTarget, mask: String? = nil, labels: String? = nil) {
+        self.input = input
+        self.output = output
+        self.mask = mask
+        self.labels = labels
+    }
+
+    /// The file paths this job writes.
+    public var writtenPaths: [String] {
+        var paths: [String] = []
+        if case .path(let path) = output { paths.append(path) }
+        if let mask { paths.append(mask) }
+        if let labels { paths.append(labels) }
+        return paths
+    }
+}
+
+/// Why an input will not be processed, found while planning; the batch reports it and goes on.
+public enum PlanFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The input path does not exist.
+    case inputNotFound
+    /// A directory input held no image files.
+    case noImagesInDirectory
+    /// A directory could not be listed.
+    case unreadableDirectory(reason: String)
+    /// An output path is one of the inputs.
+    case wouldOverwriteInput(output: String)
+    /// An output exists and neither `--force` nor `--skip-existing` was given.
+    case outputExists(String)
+    /// Two inputs would write the same output.
+    case outputCollision(output: String, otherInput: String)
+
+    public var description: String {
+        switch self {
+        case .inputNotFound: "no such file or directory"
+        case .noImagesInDirectory: "no PNG or JPEG files in this directory (use -r to descend into sub-directories)"
+        case .unreadableDirectory(let reason): "cannot list directory: \(reason)"
+        case .wouldOverwriteInput(let output): "refusing to write \(output): it is an input"
+        case .outputExists(let output): "\(output) exists (use --force to overwrite, or --skip-existing)"
+        case .outputCollision(let output, let other): "\(output) would also be written for \(other); rename one of them or use separate runs"
+        }
+    }
+}
+
+/// One line of the plan: process an image, skip it, or report why it cannot be processed.
+public enum PlanEntry: Sendable, Equatable {
+    /// Process this job.
+    case process(ImageJob)
+    /// Leave this input alone because its outputs exist (`--skip-existing`).
+    case skip(InputSource, output: String)
+    /// Report this failure for the named input (a path or `<stdin>`).
+    case fail(String, PlanFailure)
+}
+
+/// Turns the inputs and output options into a list of jobs, checking the file system for
+/// directories, existing outputs and inputs that would be overwritten.
+public struct OutputPlanner: Sendable {
+    /// File extensions picked up from directory inputs (explicit file inputs may have any name).
+    public static let imageExtensions: Set<String> = ["png", "jpg", "jpeg"]
+    /// Suffixes of files Lift writes; directory scans skip them so a second run does not cut out cut-outs.
+    public static let outputSuffixes = [".cutout.png", ".mask.png", ".labels.png"]
+
+    private let fileSystem: any FileSystemView
+
+    /// A planner looking at `fileSystem`.
+    public init(fileSystem: any FileSystemView = LocalFileSystem()) { self.fileSystem = fileSystem }
+
+    /// An image found among the inputs, with the sub-path used to name outputs in a directory.
+    struct FoundImage {
+        var source: InputSource
+        /// Relative directory inside a directory input (`""` for top level and file inputs).
+        var subdirectory: String
+        var stem: String
+    }
+
+    /// Plans every input of `options`. Throws only usage errors (exit 2), such as several images
+    /// for one output file; per-input problems come back as `.fail` entries.
+    public func plan(_ options: CutoutOptions) throws(UsageError) -> [PlanEntry] {
+        // First pass: every input becomes images or a failure, in input order.
+        var pending: [Result<FoundImage, NamedFailure>] = []
+        var inputCanonical: Set<String> = []
+        var anyDirectory = false
+        for input in options.inputs {
+            if input == "-" {
+                pending.append(.success(FoundImage(source: .standardInput, subdirectory: "", stem: "stdin")))
+                continue
+            }
+            switch fileSystem.kind(of: input) {
+            case .missing:
+                pending.append(.failure(NamedFailure(input: input, failure: .inputNotFound)))
+            case .file:
+                pending.append(.success(FoundImage(source: .file(input), subdirectory: "", stem: PathText.stem(of: input))))
+                inputCanonical.insert(fileSystem.canonicalPath(input))
+            case .directory:
+                anyDirectory = true
+                do {
+                    let images = try scan(directory: input, subdirectory: "", recursive: options.recursive)
+                    if images.isEmpty { pending.append(.failure(NamedFailure(input: input, failure: .noImagesInDirectory))) }
+                    for image in images {
+                        if case .file(let path) = image.source { inputCanonical.insert(fileSystem.canonicalPath(path)) }
+                        pending.append(.success(image))
+                    }
+                } catch {
+                    pending.append(.failure(NamedFailure(input: input, failure: .unreadableDirectory(reason: "\(error)"))))
+                }
+            }
+        }
+
+        // Second pass: name every output, then check it against inputs, other outputs and the disk.
+        let imageCount = pending.count { if case .success = $0 { true } else { false } }
+        let outputLayout = try layout(for: options.output, imageCount: imageCount, anyDirectory: anyDirectory, flag: "-o")
+        let maskLayout = try options.maskOutput.map { path throws(UsageError) in
+            try layout(for: .path(path), imageCount: imageCount, anyDirectory: anyDirectory, flag: "--mask")
+        }
+        let labelsLayout = try options.labelsOutput.map { path throws(UsageError) in
+            try layout(for: .path(path), imageCount: imageCount, anyDirectory: anyDirectory, flag: "--labels")
+        }
+        var entries: [PlanEntry] = []
+        var claimed: [String: String] = [:]  // canonical output path → input display name
+        imageLoop: for item in pending {
+            let image: FoundImage
+            switch item {
+            case .failure(let named):
+                entries.append(.fail(named.input, named.failure))
+                continue imageLoop
+            case .success(let found):
+                image = found
+            }
+            let job = ImageJob(
+                input: image.source,
+                output: outputLayout.target(for: image, suffix: ".cutout.png"),
+                mask: maskLayout.map { $0.path(for: image, suffix: ".mask.png") },
+                labels: labelsLayout.map { $0.path(for: image, suffix: ".labels.png") })
+            let name = image.source.displayName
+            for path in job.writtenPaths {
+                let canonical = fileSystem.canonicalPath(path)
+                if inputCanonical.contains(canonical) {
+                    entries.append(.fail(name, .wouldOverwriteInput(output: path)))
+                    continue imageLoop
+                }
+                if let other = claimed[canonical] {
+                    entries.append(.fail(name, .outputCollision(output: path, otherInput: other)))
+                    continue imageLoop
+                }
+            }
+            for path in job.writtenPaths { claimed[fileSystem.canonicalPath(path)] = name }
+            let existing = job.writtenPaths.filter { fileSystem.kind(of: $0) != .missing }
+            if !existing.isEmpty, !options.force {
+                if options.skipExisting, existing.count == job.writtenPaths.count, case .path(let output) = job.output {
+                    entries.append(.skip(image.source, output: output))
+                    continue
+                }
+                if !options.skipExisting {
+                    entries.append(.fail(name, .outputExists(existing[0])))
+                    continue
+                }
+            }
+            entries.append(.process(job))
+        }
+        return entries
+    }
+
+    /// A failure found for an input while planning.
+    struct NamedFailure: Error {
+        var input: String
+        var failure: PlanFailure
+    }
+
+    /// Image files in `directory` (sorted by name), descending when `recursive`.
+    private func scan(directory: String, subdirectory: String, recursive: Bool) throws -> [FoundImage] {
+        var images: [FoundImage] = []
+        for name in try fileSystem.contentsOfDirectory(directory).sorted() where !name.hasPrefix(".") {
+            let path = PathText.join(directory, name)
+            switch fileSystem.kind(of: path) {
+            case .file:
+                let lower = name.lowercased()
+                guard Self.imageExtensions.contains(PathText.fileExtension(of: name)),
+                      !Self.outputSuffixes.contains(where: { lower.hasSuffix($0) }) else { continue }
+                images.append(FoundImage(source: .file(path), subdirectory: subdirectory, stem: PathText.stem(of: name)))
+            case .directory where recursive:
+                images += try scan(directory: path, subdirectory: PathText.join(subdirectory, name), recursive: true)
+            case .directory, .missing:
+                continue
+            }
+        }
+        return images
+    }
+
+    /// How outputs of one kind are named.
+    enum Layout {
+        /// Next to each input (standard input goes to standard output).
+        case besideInput
+        /// Everything to standard output (one image only).
+        case standardOutput
+        /// One image to exactly this file.
+        case file(String)
+        /// Into this directory, keeping sub-directories of directory inputs.
+        case directory(String)
+
+        func target(for image: FoundImage, suffix: String) -> OutputTarget {
+            switch self {
+            case .standardOutput: return .standardOutput
+            case .besideInput:
+                guard case .file(let input) = image.source else { return .standardOutput }
+                return .path(PathText.join(PathText.directory(of: input), image.stem + suffix))
+            case .file, .directory: return .path(path(for: image, suffix: suffix))
+            }
+        }
+
+        func path(for image: FoundImage, suffix: String) -> String {
+            switch self {
+            case .file(let path): return path
+            case .directory(let directory):
+                return PathText.join(PathText.join(directory, image.subdirectory), image.stem + suffix)
+            case .besideInput, .standardOutput:
+                guard case .path(let path) = target(for: image, suffix: suffix) else {
+                    preconditionFailure("extra outputs are always given a path")
+                }
+                return path
+            }
+        }
+    }
+
+    /// Decides between one file and a directory for `target`.
+    private func layout(for target: OutputTarget?, imageCount: Int, anyDirectory: Bool, flag: String) throws(UsageError) -> Layout {
+        guard let target else { return .besideInput }
+        guard case .path(let path) = target else {
+            if imageCount > 1 || anyDirectory {
+                throw .invalidOutput("\(flag) - writes one image to standard output, but the inputs hold \(imageCount) images")
+            }
+            return .standardOutput
+        }
+        switch fileSystem.kind(of: path) {
+        case .directory: return .directory(path)
+        case .file where imageCount > 1 || anyDirectory:
+            throw .invalidOutput("\(flag) \(path) is a file, but the inputs hold \(imageCount) images; give a directory")
+        case .file, .missing:
+            return path.hasSuffix("/") || imageCount > 1 || anyDirectory ? .directory(path) : .file(path)
+        }
+    }
+}

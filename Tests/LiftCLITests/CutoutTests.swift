@@ -1,0 +1,165 @@
+import Foundation
+import Lift
+import Testing
+
+/// The cut-out action end to end on a real photo: every option family, through the built binary.
+@Suite(.enabled(if: SamplePhotos.weightsAvailable, "\(SamplePhotos.noWeights)"))
+struct CutoutTests {
+    /// A scratch directory holding `person.png` (the astronaut).
+    private func scratchWithPhoto() throws -> ScratchDirectory {
+        let scratch = try ScratchDirectory()
+        try scratch.write(try SamplePhotos.astronaut(), to: "person.png")
+        return scratch
+    }
+
+    /// The JSON report of one run, parsed.
+    private func report(_ result: LiftBinary.Result) throws -> [String: Any] {
+        let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput))
+        return try #require(object as? [String: Any])
+    }
+
+    @Test func defaultWritesACutoutBesideTheInput() throws {
+        let scratch = try scratchWithPhoto()
+        defer { scratch.remove() }
+        let result = try LiftBinary.run(["person.png"], in: scratch.url)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardError.hasPrefix("person.png -> person.cutout.png ("))
+        let cutout = try SamplePhotos.decodeFile(scratch.path("person.cutout.png"))
+        #expect(cutout.width == 256 && cutout.height == 256)
+        let alphas = stride(from: 3, to: cutout.pixels.count, by: 4).map { cutout.pixels[$0] }
+        #expect(alphas.contains(0), "the background should be transparent")
+        #expect(alphas.contains(255), "the person should be opaque")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).sorted() == ["person.cutout.png", "person.png"])
+    }
+
+    @Test func jsonReportCarriesSizeModelInstancesAndTimings() throws {
+        let scratch = try scratchWithPhoto()
+        defer { scratch.remove() }
+        let result = try LiftBinary.run(["person.png", "--json", "-", "--model", "person", "-q"], in: scratch.url)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardError.isEmpty)
+        let document = try report(result)
+        let images = try #require(document["images"] as? [[String: Any]])
+        let image = try #require(images.first)
+        #expect(image["status"] as? String == "ok")
+        #expect(image["width"] as? Int == 256 && image["height"] as? Int == 256)
+        #expect(image["model"] as? String == "person")
+        let instances = try #require(image["instances"] as? [[String: Any]])
+        #expect(!instances.isEmpty)
+        let first = try #require(instances.first)
+        #expect((first["bbox"] as? [Int])?.count == 4)
+        #expect((first["area"] as? Int ?? 0) > 0)
+        #expect((first["score"] as? Double ?? 0) > 0.5)
+        let timings = try #require(image["timings"] as? [String: Double])
+        #expect(Set(timings.keys) == ["decode", "preprocess", "inference", "mask", "composite", "encode", "write"])
+        #expect((timings["inference"] ?? 0) > 0)
+    }
+
+    @Test func outputToAFileADirectoryAndStandardOutput() throws {
+        let scratch = try scratchWithPhoto()
+        defer { scratch.remove() }
+        #expect(try LiftBinary.run(["person.png", "-o", "named.png"], in: scratch.url).status == 0)
+        #expect(scratch.exists("named.png"))
+        #expect(try LiftBinary.run(["person.png", "-o", "outdir/"], in: scratch.url).status == 0)
+        #expect(scratch.exists("outdir/person.cutout.png"))
+        let piped = try LiftBinary.run(["person.png", "-o", "-"], in: scratch.url)
+        #expect(piped.status == 0)
+        #expect(try SamplePhotos.decode(piped.standardOutput).width == 256)
+    }
+
+    @Test func standardInputToStandardOutput() throws {
+        let scratch = try scratchWithPhoto()
+        defer { scratch.remove() }
+        let result = try LiftBinary.run(["-"], in: scratch.url, input: try SamplePhotos.astronaut())
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardError.hasPrefix("<stdin> -> -"))
+        #expect(try SamplePhotos.decode(result.standardOutput).height == 256)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path) == ["person.png"])
+        let garbage = try LiftBinary.run(["-"], in: scratch.url, input: Array("not an image".utf8))
+        #expect(garbage.status == 1)
+        #expect(garbage.standardError.hasPrefix("lift: <stdin>: not a PNG or JPEG image"))
+        #expect(garbage.standardOutput.isEmpty)
+    }
+
+    @Test func backgroundsCropMarginSquareAndMaxSize() throws {
+        let scratch = try scratchWithPhoto()
+        defer { scratch.remove() }
+        #expect(try LiftBinary.run(["person.png", "-o", "white.png", "--background", "white"], in: scratch.url).status == 0)
+        #expect(try SamplePhotos.decodeFile(scratch.path("white.png")).isOpaque)
+        for background in ["#336699", "#33669980", "blur", "dim:0.5"] {
+            let result = try LiftBinary.run(["person.png", "-o", "bg.png", "--force", "--background", background], in: scratch.url)
+            #expect(result.status == 0, "--background \(background): \(result.standardError)")
+        }
+        #expect(try LiftBinary.run(["person.png", "-o", "square.png", "--crop", "--margin", "10%", "--square"], in: scratch.url).status == 0)
+        let square = try SamplePhotos.decodeFile(scratch.path("square.png"))
+        #expect(square.width == square.height)
+        #expect(try LiftBinary.run(["person.png", "-o", "tight.png", "--crop"], in: scratch.url).status == 0)
+        let tight = try SamplePhotos.decodeFile(scratch.path("tight.png"))
+        #expect(tight.width < 256 || tight.height < 256)
+        #expect(try LiftBinary.run(["person.png", "-o", "small.png", "--max-size", "64"], in: scratch.url).status == 0)
+        let small = try SamplePhotos.decodeFile(scratch.path("small.png"))
+        #expect(max(small.width, small.height) == 64)
+    }
+
+    @Test func maskAndLabelMapArePhotoSizedGreyImages() throws {
+        let scratch = try scratchWithPhoto()
+        defer { scratch.remove() }
+        let result = try LiftBinary.run(["person.png", "--mask", "m.png", "--labels", "l.png"], in: scratch.url)
+        #expect(result.status == 0, "\(result.standardError)")
+        let mask = try SamplePhotos.decodeFile(scratch.path("m.png"))
+        let labels = try SamplePhotos.decodeFile(scratch.path("l.png"))
+        #expect(mask.width == 256 && mask.height == 256 && labels.width == 256)
+        #expect(mask.pixels.contains(255) && mask.pixels.contains(0))
+        #expect(labels.pixels.contains(1), "subject 1 is labelled 1")
+    }
+
+    @Test func instancesAndPointSelection() throws {
+        let scratch = try scratchWithPhoto()
+        defer { scratch.remove() }
+        let json = try LiftBinary.run(["person.png", "--json", "-", "-o", "all.png", "--instances", "largest"], in: scratch.url)
+        let image = try #require((try report(json)["images"] as? [[String: Any]])?.first)
+        let instances = try #require(image["instances"] as? [[String: Any]])
+        let box = try #require(instances.first?["bbox"] as? [Int])
+        #expect(instances.first?["kept"] as? Bool == true)
+        #expect(instances.dropFirst().allSatisfy { $0["kept"] as? Bool == false })
+
+        let centre = "\(box[0] + box[2] / 2),\(box[1] + box[3] / 2)"
+        let atCentre = try LiftBinary.run(["person.png", "-o", "at.png", "--at", centre, "--crop"], in: scratch.url)
+        #expect(atCentre.status == 0, "--at \(centre): \(atCentre.standardError)")
+        let missing = try LiftBinary.run(["person.png", "-o", "none.png", "--instances", "99"], in: scratch.url)
+        #expect(missing.status == 1)
+        #expect(missing.standardError.contains("lift: person.png: no subject 99: the photo has \(instances.count) subject"))
+        #expect(!scratch.exists("none.png"))
+    }
+
+    @Test(arguments: [["--quality", "fast"], ["--quality", "accurate"], ["--no-refine"], ["--threshold", "0.3"], ["--threads", "1"]])
+    func modelAndMaskOptionsRun(options: [String]) throws {
+        let scratch = try scratchWithPhoto()
+        defer { scratch.remove() }
+        let result = try LiftBinary.run(["person.png", "-q"] + options, in: scratch.url)
+        #expect(result.status == 0, "\(options): \(result.standardError)")
+        #expect(result.standardError.isEmpty)
+        #expect(scratch.exists("person.cutout.png"))
+    }
+
+    @Test func wideModelVariantAndPhotosWithoutAPerson() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        try scratch.write(try SamplePhotos.astronautWide(), to: "wide.png")
+        try scratch.write(try SamplePhotos.pattern(), to: "pattern.png")
+        let result = try LiftBinary.run(["wide.png", "pattern.png", "--model", "person", "--json", "-", "-q"], in: scratch.url)
+        #expect(result.status == 0, "\(result.standardError)")
+        let images = try #require(try report(result)["images"] as? [[String: Any]])
+        #expect(images.first?["model"] as? String == "person-landscape")
+        #expect(images.last?["model"] as? String == "person")
+    }
+
+    @Test func missingWeightsFailTheRunWithWhereItLooked() throws {
+        let scratch = try scratchWithPhoto()
+        defer { scratch.remove() }
+        let result = try LiftBinary.run(["person.png"], in: scratch.url, environment: ["LIFT_WEIGHTS": scratch.path("no-weights")])
+        #expect(result.status == 1)
+        #expect(result.standardError.contains("LIFT_WEIGHTS"))
+        #expect(!scratch.exists("person.cutout.png"))
+    }
+}

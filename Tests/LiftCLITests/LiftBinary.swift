@@ -1,0 +1,87 @@
+import Foundation
+import TestSupport
+
+/// Runs the built `lift` executable and captures what it does.
+enum LiftBinary {
+    /// What one run produced.
+    struct Result {
+        var status: Int32
+        var standardOutput: [UInt8]
+        var standardError: String
+        var outputText: String { String(decoding: standardOutput, as: UTF8.self) }
+    }
+
+    /// The `lift` binary: `$LIFT_BINARY`, else next to this test bundle (SwiftPM puts every product of
+    /// a configuration in one directory).
+    static let url: URL = {
+        if let path = ProcessInfo.processInfo.environment["LIFT_BINARY"] { return URL(fileURLWithPath: path) }
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        var directory = executable.deletingLastPathComponent()
+        // The test runner may live inside `<Package>PackageTests.xctest/...`; walk up to the build directory.
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("lift")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return executable.deletingLastPathComponent().appendingPathComponent("lift")
+    }()
+
+    /// Runs `lift arguments` in `directory` with `input` on standard input.
+    static func run(_ arguments: [String], in directory: URL? = nil, input: [UInt8] = [],
+                    environment extra: [String: String] = [:]) throws -> Result {
+        let process = Process()
+        process.executableURL = url
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
+        var environment = ProcessInfo.processInfo.environment
+        environment.merge(extra) { _, new in new }
+        process.environment = environment
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        // Read both pipes concurrently with writing, so neither side blocks on a full pipe.
+        let group = DispatchGroup()
+        nonisolated(unsafe) var outBytes = Data(), errBytes = Data()
+        DispatchQueue.global().async(group: group) { outBytes = stdout.fileHandleForReading.readDataToEndOfFile() }
+        DispatchQueue.global().async(group: group) { errBytes = stderr.fileHandleForReading.readDataToEndOfFile() }
+        if !input.isEmpty { try? stdin.fileHandleForWriting.write(contentsOf: Data(input)) }
+        try stdin.fileHandleForWriting.close()
+        group.wait()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, standardOutput: [UInt8](outBytes),
+                      standardError: String(decoding: errBytes, as: UTF8.self))
+    }
+}
+
+/// A fresh temporary directory, removed by `remove()`.
+struct ScratchDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("lift-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    /// The path of `name` inside the directory.
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    /// Copies a fixture (relative to `Tests/Fixtures`) to `name` inside the directory.
+    func copyFixture(_ fixture: String, to name: String) throws {
+        let destination = url.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: Fixtures.url(fixture), to: destination)
+    }
+
+    /// Writes `bytes` to `name` inside the directory.
+    func write(_ bytes: [UInt8], to name: String) throws {
+        let destination = url.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(bytes).write(to: destination)
+    }
+
+    func exists(_ name: String) -> Bool { FileManager.default.fileExists(atPath: path(name)) }
+
+    func remove() { try? FileManager.default.removeItem(at: url) }
+}

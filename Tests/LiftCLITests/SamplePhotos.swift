@@ -1,0 +1,50 @@
+import Foundation
+import Lift
+import TestSupport
+
+/// Small photos for the end-to-end tests, made at run time from committed fixtures, and a check for
+/// whether any model weights exist.
+enum SamplePhotos {
+    /// Whether some model's weights are present (`$LIFT_WEIGHTS` or `Weights/` of this checkout),
+    /// which the cut-out tests need.
+    static let weightsAvailable: Bool = {
+        let directory = ProcessInfo.processInfo.environment["LIFT_WEIGHTS"]
+            ?? Fixtures.repositoryRoot.appendingPathComponent("Weights").path
+        return ["person.safetensors", "subject.safetensors"].contains {
+            FileManager.default.fileExists(atPath: (directory as NSString).appendingPathComponent($0))
+        }
+    }()
+
+    /// The reason printed when the model-dependent tests are skipped.
+    static let noWeights = "no model weights (Weights/person.safetensors or subject.safetensors, or $LIFT_WEIGHTS): cut-out tests skipped"
+
+    /// scikit-image's `astronaut` (a person), 256×256, as PNG.
+    static func astronaut() throws -> [UInt8] { try png("person/astronaut.rgb", width: 256, height: 256) }
+
+    /// The astronaut stretched to 256×144 (wide: the person model's landscape variant runs), as PNG.
+    static func astronautWide() throws -> [UInt8] { try png("person/astronaut-wide.rgb", width: 256, height: 144) }
+
+    /// A synthetic pattern without a person, 256×256, as PNG.
+    static func pattern() throws -> [UInt8] { try png("person/pattern.rgb", width: 256, height: 256) }
+
+    /// A committed 8-bit RGB fixture as an opaque RGBA PNG.
+    private static func png(_ fixture: String, width: Int, height: Int) throws -> [UInt8] {
+        let rgb = try Fixtures.bytes(fixture)
+        precondition(rgb.count == width * height * 3, "\(fixture) is not \(width)x\(height) RGB")
+        var rgba = [UInt8](repeating: 255, count: width * height * 4)
+        for pixel in 0..<(width * height) {
+            rgba[pixel * 4] = rgb[pixel * 3]
+            rgba[pixel * 4 + 1] = rgb[pixel * 3 + 1]
+            rgba[pixel * 4 + 2] = rgb[pixel * 3 + 2]
+        }
+        return try PNGEncoder.encode(RGBAImage(width: width, height: height, pixels: rgba))
+    }
+
+    /// Decodes a PNG the binary wrote.
+    static func decode(_ bytes: [UInt8]) throws -> RGBAImage { try PNGDecoder.decode(bytes).image }
+
+    /// Decodes the PNG file at `path`.
+    static func decodeFile(_ path: String) throws -> RGBAImage {
+        try decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
+    }
+}

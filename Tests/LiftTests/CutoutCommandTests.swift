@@ -1,0 +1,113 @@
+import Lift
+import LiftCLI
+import Testing
+
+/// The options of a command line that must parse into a run.
+private func options(_ arguments: [String]) throws -> CutoutOptions {
+    guard case .run(let options) = try CutoutCommand.parse(arguments) else {
+        Issue.record("expected a run for \(arguments)")
+        return CutoutOptions(inputs: [])
+    }
+    return options
+}
+
+@Test func defaultsForASingleInput() throws {
+    let parsed = try options(["photo.jpg"])
+    #expect(parsed == CutoutOptions(inputs: ["photo.jpg"]))
+    #expect(parsed.quality == .balanced)
+    #expect(parsed.background == .transparent)
+    #expect(parsed.instances == .all)
+    #expect(parsed.model == nil)
+}
+
+@Test func helpAndVersionWinOverEverythingElse() throws {
+    #expect(try CutoutCommand.parse(["--help"]) == .help)
+    #expect(try CutoutCommand.parse(["-h", "--model", "nope"]) == .help)
+    #expect(try CutoutCommand.parse(["--version"]) == .version)
+    #expect(try CutoutCommand.parse(["-V"]) == .version)
+}
+
+@Test func everyOptionFamilyParses() throws {
+    let parsed = try options([
+        "a.jpg", "dir", "-r", "-o", "out/", "--skip-existing", "-m", "person", "--quality=accurate",
+        "--background", "#10203040", "--crop", "--margin", "5%", "--square", "--max-size", "1024",
+        "--instances", "1,3", "--mask", "m/", "--labels", "l/", "--json", "-", "--threshold", "0.4",
+        "--no-refine", "-j", "2", "-q",
+    ])
+    var expected = CutoutOptions(inputs: ["a.jpg", "dir"])
+    expected.recursive = true
+    expected.output = .path("out/")
+    expected.skipExisting = true
+    expected.model = .person
+    expected.quality = .accurate
+    expected.background = .color(RGBAColor(r: 0x10, g: 0x20, b: 0x30, a: 0x40))
+    expected.crop = CropOption(margin: .percent(5), square: true)
+    expected.maxSize = 1024
+    expected.instances = .numbers([1, 3])
+    expected.maskOutput = "m/"
+    expected.labelsOutput = "l/"
+    expected.jsonReport = .standardOutput
+    expected.threshold = 0.4
+    expected.noRefine = true
+    expected.threads = 2
+    expected.quiet = true
+    #expect(parsed == expected)
+}
+
+@Test(arguments: [
+    ("transparent", Background.transparent),
+    ("white", .white),
+    ("#FF8000", .color(RGBAColor(r: 255, g: 128, b: 0))),
+    ("blur", .blurred(radius: nil)),
+    ("dim", .dimmed(brightness: 0.35)),
+])
+func backgrounds(text: String, expected: Background) throws {
+    #expect(try options(["a.jpg", "--background", text]).background == expected)
+}
+
+@Test func marginsPointsAndInstances() throws {
+    #expect(try options(["a.jpg", "--crop", "--margin", "24"]).crop == CropOption(margin: .pixels(24)))
+    #expect(try options(["a.jpg", "--crop"]).crop == CropOption())
+    #expect(try options(["a.jpg", "--at", "120,80"]).point == PixelPoint(x: 120, y: 80))
+    #expect(try options(["a.jpg", "--instances", "largest"]).instances == .largest)
+    #expect(try options(["a.jpg", "--instances", "2, 2,1"]).instances == .numbers([2, 1]))
+}
+
+@Test(arguments: [
+    (["--model", "cat", "a"], UsageError.invalidValue(option: "--model", value: "cat", expected: "person, person-landscape, subject")),
+    (["--quality", "best", "a"], .invalidValue(option: "--quality", value: "best", expected: "fast, balanced, accurate")),
+    (["--threads", "0", "a"], .invalidValue(option: "--threads", value: "0", expected: "a positive whole number")),
+    (["--max-size", "big", "a"], .invalidValue(option: "--max-size", value: "big", expected: "a positive whole number")),
+    (["--threshold", "1.5", "a"], .invalidValue(option: "--threshold", value: "1.5", expected: "a number from 0 to 1")),
+    (["--at", "3", "a"], .invalidValue(option: "--at", value: "3", expected: "a pixel position X,Y such as 120,80")),
+    (["--instances", "0", "a"], .invalidValue(option: "--instances", value: "0", expected: "all, largest, or subject numbers from 1 such as 1,3")),
+    (["--crop", "--margin", "-3", "a"], .invalidValue(option: "--margin", value: "-3", expected: "a number of pixels (24) or a percentage (10%)")),
+    (["--crop", "--margin=ten%", "a"], .invalidValue(option: "--margin", value: "ten%", expected: "a number of pixels (24) or a percentage (10%)")),
+    (["--margin", "3", "a"], .requiresOption("--margin", requires: "--crop")),
+    (["--square", "a"], .requiresOption("--square", requires: "--crop")),
+    (["--force", "--skip-existing", "a"], .conflictingOptions("--force", "--skip-existing", reason: "one overwrites existing outputs, the other keeps them")),
+    (["--at", "1,2", "--instances", "all", "a"], .conflictingOptions("--at", "--instances", reason: "both choose which subjects to keep")),
+    (["-o", "-", "--json", "-", "a"], .conflictingOptions("--output -", "--json -", reason: "only one of them can use standard output")),
+    (["--mask", "-", "a"], .invalidValue(option: "--mask", value: "-", expected: "a file or directory path (only the cut-out or the JSON report can go to standard output)")),
+    (["-m", "person", "-m", "subject", "a"], .repeatedOption("--model")),
+    ([String](), .missingInput),
+    (["-q"], .missingInput),
+    (["-", "-"], .invalidOutput("standard input ('-') can be read only once")),
+    (["-o", "-", "a", "b"], .invalidOutput("'-o -' writes one image to standard output, but 2 inputs were given")),
+    (["-", "a"], .invalidOutput("with '-' among several inputs, name an output directory with -o")),
+])
+func invalidCommandLines(arguments: [String], expected: UsageError) {
+    #expect(throws: expected) { try CutoutCommand.parse(arguments) }
+}
+
+@Test func badBackgroundNamesTheAcceptedForms() {
+    #expect(throws: UsageError.self) { try CutoutCommand.parse(["a", "--background", "purple"]) }
+    #expect(throws: UsageError.self) { try CutoutCommand.parse(["a", "--background", "#12345"]) }
+}
+
+@Test func helpListsEveryOptionExactlyOnce() {
+    let listed = HelpText.optionGroups.flatMap(\.options)
+    #expect(listed.count == Set(listed).count)
+    #expect(Set(listed) == Set(CutoutCommand.optionSpecs.map(\.long)))
+    for name in listed { #expect(HelpText.full.contains("--\(name)")) }
+}

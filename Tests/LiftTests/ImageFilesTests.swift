@@ -1,0 +1,68 @@
+import Foundation
+import Lift
+import Testing
+
+/// A scratch directory path for one test.
+private func scratchPath() throws -> String {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("lift-files-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+@Test func savedImagesLoadBackExactlyAndParentsAreCreated() throws {
+    let directory = try scratchPath()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let pixels = (0..<(7 * 5 * 4)).map { UInt8(truncatingIfNeeded: $0 &* 37) }
+    let image = RGBAImage(width: 7, height: 5, pixels: pixels)
+    try ImageFiles.savePNG(image, to: directory + "/a/b/image.png")
+    #expect(try ImageFiles.load(directory + "/a/b/image.png") == image)
+    let mask = GrayImage(width: 3, height: 2, pixels: [0, 255, 128, 1, 2, 3])
+    try ImageFiles.savePNG(mask, to: directory + "/mask.png")
+    let loaded = try ImageFiles.load(directory + "/mask.png")
+    #expect(stride(from: 0, to: loaded.pixels.count, by: 4).map { loaded.pixels[$0] } == mask.pixels)
+}
+
+@Test func readingErrorsNameTheFileAndTheReason() throws {
+    let directory = try scratchPath()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let missing = directory + "/missing.png"
+    #expect(throws: LiftError.self) { try ImageFiles.load(missing) }
+    do {
+        _ = try ImageFiles.readFile(directory)
+        Issue.record("reading a directory should fail")
+    } catch {
+        #expect(error.path == directory)
+        #expect(error.detail == "cannot read: it is a directory")
+    }
+    do {
+        _ = try ImageFiles.decode(Array("hello".utf8), name: "hello.png")
+        Issue.record("text should not decode")
+    } catch {
+        #expect(error.description == "hello.png: not a PNG or JPEG image")
+    }
+    let png = try ImageFiles.encodePNG(RGBAImage(width: 4, height: 4, fill: (1, 2, 3, 255)))
+    do {
+        _ = try ImageFiles.decode(Array(png.prefix(png.count - 20)), name: "cut.png")
+        Issue.record("a truncated PNG should not decode")
+    } catch {
+        guard case .undecodable(let path, _) = error else { Issue.record("got \(error)"); return }
+        #expect(path == "cut.png")
+    }
+}
+
+@Test func writingBelowAFileFailsWithoutLeavingFiles() throws {
+    let directory = try scratchPath()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    try Data([1]).write(to: URL(fileURLWithPath: directory + "/file"))
+    do {
+        try ImageFiles.write([1, 2, 3], to: directory + "/file/out.png")
+        Issue.record("writing below a file should fail")
+    } catch {
+        guard case .writeFailed(let path, _) = error else { Issue.record("got \(error)"); return }
+        #expect(path == directory + "/file/out.png")
+    }
+    try ImageFiles.write([1], to: directory + "/kept.bin")
+    #expect(throws: LiftError.self) { try ImageFiles.write([2], to: directory + "/kept.bin", overwrite: false) }
+    #expect(try Data(contentsOf: URL(fileURLWithPath: directory + "/kept.bin")) == Data([1]))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == ["file", "kept.bin"])
+}

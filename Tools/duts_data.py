@@ -1,0 +1,204 @@
+"""DUTS data for training Lift's subject model: decode once into RAM, augment, batch.
+
+The DUTS tar shards (../shared/data/duts/, read-only, never copied into the repo) hold
+`KEY.jpg` (RGB photo) + `KEY.png` (8-bit grey mask, 255 = salient object) pairs. This module
+decodes a whole split once into uint8 arrays (DUTS-TR at 256 px is ~2 GB) and caches them as
+one flat `.npy` per split under the ignored `Tools/.cache/duts/` so a restart loads in seconds.
+
+Augmentation (training only), tuned for the validation set's smaller objects:
+- random resized crop with mild scale (area 0.6-1 of the photo) and mild aspect jitter, stretched
+  to the square model input (the runtime stretches the whole photo, so training does too);
+- zoom-out: the photo pasted smaller on a canvas made of its reflected, blurred surroundings;
+- horizontal flip; mild brightness / contrast / saturation jitter.
+"""
+from __future__ import annotations
+
+import io
+import os
+import queue
+import tarfile
+import threading
+from pathlib import Path
+
+import cv2
+import numpy as np
+from PIL import Image
+
+cv2.setNumThreads(1)
+
+REPO = Path(__file__).resolve().parent.parent
+DUTS_DIR = Path(os.environ.get("LIFT_DUTS_DIR", REPO.parent / "shared" / "data" / "duts"))
+CACHE_DIR = REPO / "Tools" / ".cache" / "duts"
+TRAIN_SHARDS = [f"duts-tr-256-{i:03d}.tar" for i in range(4)]
+VAL_SHARDS = ["duts-te-val500-320-000.tar"]
+
+
+class Split:
+    """A decoded split: photos (H, W, 3) uint8 and masks (H, W) uint8, one pair per key."""
+
+    def __init__(self, keys, shapes, flat_rgb, flat_mask, offsets):
+        self.keys = keys
+        self.shapes = shapes  # (n, 2) int64: height, width
+        self.flat_rgb = flat_rgb
+        self.flat_mask = flat_mask
+        self.offsets = offsets  # (n + 1,) pixel offsets into the flat arrays
+
+    def __len__(self):
+        return len(self.keys)
+
+    def pair(self, i):
+        h, w = (int(v) for v in self.shapes[i])
+        a, b = int(self.offsets[i]), int(self.offsets[i + 1])
+        return self.flat_rgb[a * 3:b * 3].reshape(h, w, 3), self.flat_mask[a:b].reshape(h, w)
+
+
+def _decode_shards(shard_names):
+    photos, masks = {}, {}
+    for name in shard_names:
+        with tarfile.open(DUTS_DIR / name) as tar:
+            for member in tar:
+                if not member.isfile():
+                    continue
+                key, ext = member.name.rsplit(".", 1)
+                data = tar.extractfile(member).read()
+                img = Image.open(io.BytesIO(data))
+                if ext == "jpg":
+                    photos[key] = np.asarray(img.convert("RGB"), dtype=np.uint8)
+                elif ext == "png":
+                    masks[key] = np.asarray(img.convert("L"), dtype=np.uint8)
+    keys = sorted(photos)
+    missing = [k for k in keys if k not in masks or masks[k].shape != photos[k].shape[:2]]
+    if missing:
+        raise ValueError(f"{len(missing)} samples without a same-size mask, e.g. {missing[:3]}")
+    return keys, photos, masks
+
+
+def load_split(name: str, use_cache: bool = True) -> Split:
+    """Loads `train` (DUTS-TR, 10,553 pairs) or `val` (the fixed 500 DUTS-TE pairs)."""
+    shards = {"train": TRAIN_SHARDS, "val": VAL_SHARDS}[name]
+    cache = CACHE_DIR / f"{name}.npz"
+    if use_cache and cache.exists():
+        z = np.load(cache, allow_pickle=False)
+        return Split(list(z["keys"]), z["shapes"], z["rgb"], z["mask"], z["offsets"])
+    keys, photos, masks = _decode_shards(shards)
+    shapes = np.array([masks[k].shape for k in keys], dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(shapes[:, 0] * shapes[:, 1])]).astype(np.int64)
+    rgb = np.concatenate([photos[k].reshape(-1) for k in keys])
+    mask = np.concatenate([masks[k].reshape(-1) for k in keys])
+    if use_cache:
+        CACHE_DIR.mkdir(parents=True, exist_ok=True)
+        tmp = cache.with_suffix(".tmp.npz")
+        np.savez(tmp, keys=np.array(keys), shapes=shapes, rgb=rgb, mask=mask, offsets=offsets)
+        os.replace(tmp, cache)
+    return Split(keys, shapes, rgb, mask, offsets)
+
+
+def stretch(photo: np.ndarray, size: int) -> np.ndarray:
+    """The runtime's preprocessing: the whole frame stretched to size x size, bilinear
+    (half-pixel centres, no antialiasing), as float32 in [0, 1], HWC."""
+    out = cv2.resize(photo, (size, size), interpolation=cv2.INTER_LINEAR)
+    return out.astype(np.float32) / 255.0
+
+
+class Augmenter:
+    """Random training views of one pair at `size` x `size` (uint8 photo, float mask)."""
+
+    def __init__(self, size=256, scale=(0.6, 1.0), aspect=(0.8, 1.25), zoom_out_p=0.35,
+                 zoom_out=(0.45, 0.9), flip_p=0.5):
+        self.size, self.scale, self.aspect = size, scale, aspect
+        self.zoom_out_p, self.zoom_out, self.flip_p = zoom_out_p, zoom_out, flip_p
+
+    def __call__(self, rng: np.random.Generator, photo: np.ndarray, mask: np.ndarray):
+        h, w = mask.shape
+        s = self.size
+        area = rng.uniform(*self.scale)
+        ratio = np.exp(rng.uniform(np.log(self.aspect[0]), np.log(self.aspect[1])))
+        ch = int(round(h * np.sqrt(area / ratio)))
+        cw = int(round(w * np.sqrt(area * ratio)))
+        ch, cw = max(8, min(h, ch)), max(8, min(w, cw))
+        y = int(rng.integers(0, h - ch + 1))
+        x = int(rng.integers(0, w - cw + 1))
+        photo = photo[y:y + ch, x:x + cw]
+        mask = mask[y:y + ch, x:x + cw]
+        if rng.random() < self.zoom_out_p:
+            photo, mask = self._zoom_out(rng, photo, mask)
+        img = cv2.resize(photo, (s, s), interpolation=cv2.INTER_LINEAR)
+        m = cv2.resize(mask, (s, s), interpolation=cv2.INTER_LINEAR)
+        if rng.random() < self.flip_p:
+            img, m = img[:, ::-1], m[:, ::-1]
+        return np.ascontiguousarray(img), np.ascontiguousarray(m)
+
+    def _zoom_out(self, rng, photo, mask):
+        """Pastes the crop smaller (factor z) into a canvas of the crop's size whose border is the
+        crop reflected outwards and blurred, so objects come out smaller, as in validation."""
+        h, w = mask.shape
+        z = rng.uniform(*self.zoom_out)
+        ih, iw = max(4, int(round(h * z))), max(4, int(round(w * z)))
+        small = cv2.resize(photo, (iw, ih), interpolation=cv2.INTER_AREA)
+        small_m = cv2.resize(mask, (iw, ih), interpolation=cv2.INTER_AREA)
+        top = int(rng.integers(0, h - ih + 1))
+        left = int(rng.integers(0, w - iw + 1))
+        bottom, right = h - ih - top, w - iw - left
+        canvas = cv2.copyMakeBorder(small, top, bottom, left, right, cv2.BORDER_REFLECT_101)
+        sigma = max(2.0, 0.02 * max(h, w) * rng.uniform(1.0, 3.0))
+        canvas = cv2.GaussianBlur(canvas, (0, 0), sigma)
+        canvas[top:top + ih, left:left + iw] = small
+        m = np.zeros((h, w), np.uint8)
+        m[top:top + ih, left:left + iw] = small_m
+        return canvas, m
+
+
+def color_jitter(rng: np.random.Generator, batch: np.ndarray, strength=0.2) -> np.ndarray:
+    """Mild per-image brightness, contrast and saturation jitter on float (N, H, W, 3) in [0, 1]."""
+    n = batch.shape[0]
+    b = rng.uniform(1 - strength, 1 + strength, (n, 1, 1, 1)).astype(np.float32)
+    c = rng.uniform(1 - strength, 1 + strength, (n, 1, 1, 1)).astype(np.float32)
+    sat = rng.uniform(1 - strength, 1 + strength, (n, 1, 1, 1)).astype(np.float32)
+    x = batch * b
+    mean = x.mean(axis=(1, 2, 3), keepdims=True)
+    x = (x - mean) * c + mean
+    grey = (x * np.array([0.299, 0.587, 0.114], np.float32)).sum(axis=3, keepdims=True)
+    x = (x - grey) * sat + grey
+    return np.clip(x, 0.0, 1.0)
+
+
+class TrainBatches:
+    """Endless shuffled training batches (NHWC float32 photos in [0, 1], NHW1 float masks in
+    [0, 1]), produced on a background thread (OpenCV releases the GIL) to overlap with training."""
+
+    def __init__(self, split: Split, batch_size=16, size=256, seed=0, prefetch=3, **aug):
+        self.split, self.batch_size, self.size = split, batch_size, size
+        self.aug = Augmenter(size=size, **aug)
+        self.rng = np.random.default_rng(seed)
+        self.q: queue.Queue = queue.Queue(maxsize=prefetch)
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        n = len(self.split)
+        while True:
+            order = self.rng.permutation(n)
+            for i in range(0, n - self.batch_size + 1, self.batch_size):
+                idx = order[i:i + self.batch_size]
+                imgs = np.empty((len(idx), self.size, self.size, 3), np.uint8)
+                masks = np.empty((len(idx), self.size, self.size), np.uint8)
+                for j, k in enumerate(idx):
+                    photo, mask = self.split.pair(int(k))
+                    imgs[j], masks[j] = self.aug(self.rng, photo, mask)
+                x = color_jitter(self.rng, imgs.astype(np.float32) / 255.0)
+                y = masks.astype(np.float32)[..., None] / 255.0
+                self.q.put((x, y))
+
+    def __iter__(self):
+        while True:
+            yield self.q.get()
+
+
+if __name__ == "__main__":
+    import time
+    for name in ("val", "train"):
+        t = time.time()
+        split = load_split(name)
+        fg = np.mean([split.pair(i)[1].mean() / 255 for i in range(len(split))])
+        print(f"{name}: {len(split)} pairs, {split.flat_rgb.nbytes / 1e9:.2f} GB rgb, "
+              f"mean foreground {fg:.3f}, loaded in {time.time() - t:.1f} s")

@@ -1,0 +1,157 @@
+"""Evaluates subject masks on the fixed 500-pair DUTS-TE validation set.
+
+Metrics (standard definitions from `pysodmetrics`): MAE, max F-measure (beta^2 = 0.3, the max over
+256 thresholds of the mean-over-images F curve) and S-measure (alpha = 0.5). Predictions are
+compared at the ground truth's resolution as 8-bit maps, as SOD benchmarks do.
+
+What it can evaluate (pick one; each result line says which it was):
+  --lift BIN          the shipped pipeline: runs `BIN IN.png --mask OUT.png --force --quiet` per
+                      photo (override with --lift-args, e.g. add `--quality accurate`) and scores
+                      the grey masks it writes
+  --masks DIR         masks already written by anything, as DIR/KEY.png
+  --checkpoint PT     the PyTorch model (a Tools/checkpoints/*.pt file; `--which ema|model`),
+                      run here in PyTorch with the runtime's preprocessing (stretch to --size,
+                      bilinear back) -- this is NOT the shipped pipeline
+  --baseline          the centred-Gaussian-prior floor (and the all-background floor)
+
+  /work/venv/bin/python Tools/eval_subject.py --baseline --checkpoint Tools/checkpoints/run/best.pt
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import subprocess
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from duts_data import load_split, stretch  # noqa: E402
+
+warnings.filterwarnings("ignore", message="This class will be removed")
+import py_sod_metrics  # noqa: E402
+
+
+def sod_metrics(preds, gts, smeasure=True) -> dict:
+    """preds, gts: sequences of uint8 (H, W) maps of equal shapes pairwise."""
+    fm, mae = py_sod_metrics.Fmeasure(beta=0.3), py_sod_metrics.MAE()
+    sm = py_sod_metrics.Smeasure() if smeasure else None
+    for p, g in zip(preds, gts):
+        fm.step(pred=p, gt=g)
+        mae.step(pred=p, gt=g)
+        if sm is not None:
+            sm.step(pred=p, gt=g)
+    out = {"mae": float(mae.get_results()["mae"]),
+           "maxf": float(fm.get_results()["fm"]["curve"].max())}
+    if sm is not None:
+        out["smeasure"] = float(sm.get_results()["sm"])
+    return out
+
+
+def to_uint8(prob: np.ndarray, h: int, w: int) -> np.ndarray:
+    """A [0, 1] probability map resized (bilinear) to h x w, as the 8-bit mask a PNG would hold."""
+    if prob.shape != (h, w):
+        prob = cv2.resize(prob.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+    return np.clip(np.rint(prob * 255.0), 0, 255).astype(np.uint8)
+
+
+def predict_torch(model, split, size=256, batch=25):
+    """Runs a PyTorch SubjectNet (eval mode) on every pair of `split`; yields uint8 masks."""
+    import torch
+    model.eval()
+    n = len(split)
+    with torch.no_grad():
+        for i in range(0, n, batch):
+            idx = range(i, min(n, i + batch))
+            x = np.stack([stretch(split.pair(k)[0], size) for k in idx])
+            xt = torch.from_numpy(x).permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
+            prob = torch.sigmoid(model(xt))[:, 0].numpy()
+            for j, k in enumerate(idx):
+                h, w = split.pair(k)[1].shape
+                yield to_uint8(prob[j], h, w)
+
+
+def gaussian_prior(h, w, sigma_frac=0.25):
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    g = np.exp(-(((yy - (h - 1) / 2) / (sigma_frac * h)) ** 2 +
+                 ((xx - (w - 1) / 2) / (sigma_frac * w)) ** 2) / 2)
+    return g
+
+
+def load_checkpoint_model(path, which="ema"):
+    import torch
+    from subject_model import SubjectNet
+    ckpt = torch.load(path, map_location="cpu", weights_only=False)
+    model = SubjectNet()
+    key = which if which in ckpt else "model"
+    model.load_state_dict(ckpt[key])
+    return model.to(memory_format=torch.channels_last), ckpt
+
+
+def run_lift(binary, args_pattern, split, workdir: Path):
+    out = []
+    for k in range(len(split)):
+        photo, gt = split.pair(k)
+        src, dst = workdir / f"{k}.png", workdir / f"{k}_mask.png"
+        cv2.imwrite(str(src), photo[..., ::-1])
+        cmd = [binary] + [a.format(input=src, output=dst) for a in shlex.split(args_pattern)]
+        subprocess.run(cmd, check=True, capture_output=True)
+        m = cv2.imread(str(dst), cv2.IMREAD_UNCHANGED)
+        if m.ndim == 3:  # RGBA cut-out: alpha is the mask
+            m = m[..., 3] if m.shape[2] == 4 else cv2.cvtColor(m, cv2.COLOR_BGR2GRAY)
+        out.append(to_uint8(m.astype(np.float32) / 255.0, *gt.shape))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--lift")
+    ap.add_argument("--lift-args", default="{input} --mask {output} --force --quiet")
+    ap.add_argument("--masks")
+    ap.add_argument("--checkpoint")
+    ap.add_argument("--which", default="ema", choices=["ema", "model"])
+    ap.add_argument("--size", type=int, default=256)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--baseline", action="store_true")
+    ap.add_argument("--json", help="also write the results here")
+    a = ap.parse_args()
+    split = load_split("val")
+    gts = [split.pair(k)[1] for k in range(len(split))]
+    results = {}
+    if a.baseline:
+        results["baseline: centred Gaussian prior (sigma = 1/4 side)"] = sod_metrics(
+            [to_uint8(gaussian_prior(*g.shape), *g.shape) for g in gts], gts)
+        results["baseline: all background"] = sod_metrics([np.zeros_like(g) for g in gts], gts)
+    if a.checkpoint:
+        import torch
+        torch.set_num_threads(a.threads)
+        model, _ = load_checkpoint_model(a.checkpoint, a.which)
+        label = f"PyTorch model (not the shipped pipeline): {a.checkpoint} [{a.which}] at {a.size}x{a.size}"
+        results[label] = sod_metrics(list(predict_torch(model, split, a.size)), gts)
+    if a.masks:
+        preds = []
+        for k, key in enumerate(split.keys):
+            m = cv2.imread(str(Path(a.masks) / f"{key}.png"), cv2.IMREAD_GRAYSCALE)
+            if m is None:
+                sys.exit(f"missing mask {a.masks}/{key}.png")
+            preds.append(to_uint8(m.astype(np.float32) / 255.0, *gts[k].shape))
+        results[f"masks from {a.masks}"] = sod_metrics(preds, gts)
+    if a.lift:
+        with tempfile.TemporaryDirectory() as tmp:
+            results[f"shipped pipeline: {a.lift} {a.lift_args}"] = sod_metrics(
+                run_lift(a.lift, a.lift_args, split, Path(tmp)), gts)
+    if not results:
+        ap.error("nothing to evaluate: give --lift, --masks, --checkpoint and/or --baseline")
+    for label, r in results.items():
+        print(f"{label}: " + ", ".join(f"{k} {v:.4f}" for k, v in r.items()))
+    if a.json:
+        Path(a.json).write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
+
+
+if __name__ == "__main__":
+    main()

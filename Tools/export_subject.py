@@ -1,0 +1,226 @@
+"""Exports a trained subject model to Lift's model file and writes its parity fixtures.
+
+  /work/venv/bin/python Tools/export_subject.py --checkpoint Tools/checkpoints/person/best.pt \
+      --out Weights/subject.safetensors
+
+- Loads the checkpoint's weights (`best.pt` holds the best-by-validation-MAE weights; a `last.pt`
+  gives its EMA unless `--which model`), exports `sigmoid(SubjectNet(x))` with the generic exporter
+  `Tools/export_torch.py` (BatchNorm folded, activations fused, F16 storage, graph + input spec +
+  provenance in the header; the graph accepts any input size, the spec asks for --size).
+- Reloads the written file into PyTorch (so the F16 rounding is included), scores it on the 500
+  validation pairs, and writes Tests/Fixtures/subject/: committed public-domain inputs
+  (scikit-image's bundled photos) and this PyTorch model's outputs on them, for the Swift parity
+  test, plus a README saying how they were made.
+- Cross-checks the file with the numpy reference interpreter `liftgraph_ref.py` when it is found.
+
+`load_exported_weights` reads such a file back into a SubjectNet (folded conv + bias -> conv with
+an identity BatchNorm); `train_subject.py --init` uses it.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+TOOLS = Path(__file__).resolve().parent
+REPO = TOOLS.parent
+sys.path.insert(0, str(TOOLS))
+from subject_model import SubjectNet, count_macs  # noqa: E402
+
+
+def _import_sibling(module, worktree):
+    """Imports Tools/<module>.py from this repo, else from the teammate's worktree that owns it
+    (until the lead merges it)."""
+    try:
+        return __import__(module)
+    except ImportError:
+        sys.path.append(str(REPO.parent / worktree / "Tools"))
+        return __import__(module)
+
+
+DUTS_LICENCE = ("Trained on DUTS-TR (Wang et al., 'Learning to Detect Salient Objects with Image-level "
+                "Supervision', CVPR 2017; images from ImageNet DET and SUN), distributed for research use")
+
+
+class Probability(nn.Module):
+    """What ships: the probability map sigmoid(logits) at input resolution."""
+
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, x):
+        return torch.sigmoid(self.net(x))
+
+
+def input_spec(size):
+    return {"name": "image", "height": size, "width": size, "layout": "NHWC", "color": "rgb",
+            "range": [0, 1], "mean": [0, 0, 0], "std": [1, 1, 1], "resize": "stretch",
+            "output": "mask", "output_activation": "sigmoid"}
+
+
+def load_checkpoint(path, which):
+    ckpt = torch.load(path, map_location="cpu", weights_only=False)
+    key = "ema" if "which" in ckpt else which  # best.pt stores its chosen weights under "ema"
+    model = SubjectNet()
+    model.load_state_dict(ckpt[key])
+    return model.eval(), ckpt
+
+
+@torch.no_grad()
+def load_exported_weights(model: SubjectNet, path) -> int:
+    """Loads an exported (BN-folded) file into `model`: each exported conv `NAME.weight` (OHWI) and
+    `NAME.bias` goes into the conv at module path NAME; when that conv is followed by a BatchNorm
+    (ConvBNAct `X.0`, `X.1`) the bias becomes the BN shift and the BN an identity. Convs that are
+    not in the file (the training-only side heads) keep their values. Returns the number loaded."""
+    from safetensors.numpy import load_file
+    tensors = {k.removeprefix("net."): v for k, v in load_file(str(path)).items()}  # Probability.net
+    modules = dict(model.named_modules())
+    loaded = 0
+    for name, conv in modules.items():
+        if not isinstance(conv, nn.Conv2d) or f"{name}.weight" not in tensors:
+            continue
+        w = torch.from_numpy(tensors[f"{name}.weight"].astype(np.float32)).permute(0, 3, 1, 2)
+        b = torch.from_numpy(tensors[f"{name}.bias"].astype(np.float32))
+        conv.weight.copy_(w)
+        parent, _, idx = name.rpartition(".")
+        bn = modules.get(f"{parent}.{int(idx) + 1}") if idx.isdigit() else None
+        if isinstance(bn, nn.BatchNorm2d):
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(b)
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)  # identity in eval mode (to float rounding)
+        else:
+            conv.bias.copy_(b)
+        loaded += 1
+    expected = sum(1 for k in tensors if k.endswith(".weight"))
+    if loaded != expected:
+        raise ValueError(f"{path}: {expected} convolutions in the file, {loaded} matched the model")
+    return loaded
+
+
+def fixture_inputs():
+    """(name, HxWx3 uint8) public-domain photos bundled with scikit-image."""
+    from skimage import data
+    return [("coffee", data.coffee()), ("chelsea", data.chelsea()), ("rocket", data.rocket())]
+
+
+def git_commit():
+    try:
+        return subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def write_fixtures(model, out_dir: Path, weights_path: Path, command: str):
+    """Inputs: stretched to 256x256 (the shipped size) and one 160x224 (any-size path), stored as
+    NHWC float32 of uint8/255; outputs: the probability maps, NHWC float32."""
+    import cv2
+    out_dir.mkdir(parents=True, exist_ok=True)
+    sha = hashlib.sha256(weights_path.read_bytes()).hexdigest()
+    cases = []
+    for i, (name, photo) in enumerate(fixture_inputs()):
+        h, w = (256, 256) if i < 2 else (160, 224)
+        x = cv2.resize(photo, (w, h), interpolation=cv2.INTER_AREA).astype(np.float32) / 255.0
+        with torch.no_grad():
+            y = model(torch.from_numpy(x)[None].permute(0, 3, 1, 2))
+        y = y.permute(0, 2, 3, 1).contiguous().numpy().astype("<f4")
+        x.astype("<f4").tofile(out_dir / f"{name}.input.f32")
+        y.tofile(out_dir / f"{name}.output.f32")
+        cases.append({"name": name, "input": [1, h, w, 3], "output": [1, h, w, 1],
+                      "output_min": float(y.min()), "output_max": float(y.max()),
+                      "output_mean": float(y.mean())})
+    meta = {"generated_by": command, "commit": git_commit(), "weights": str(weights_path.relative_to(REPO))
+            if weights_path.is_relative_to(REPO) else str(weights_path), "weights_sha256": sha,
+            "tolerance_max_abs": 1e-4, "cases": cases}
+    (out_dir / "fixtures.json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
+    (out_dir / "README.md").write_text(
+        "# Subject-model parity fixtures\n\n"
+        f"Generated by `Tools/export_subject.py {command}`; do not edit.\n\n"
+        "Each case: `NAME.input.f32` (raw little-endian float32, NHWC `[1,H,W,3]`, RGB in 0...1: a\n"
+        "scikit-image bundled public-domain photo, area-resized, /255) and `NAME.output.f32` (float32\n"
+        "NHWC `[1,H,W,1]`: the probability map PyTorch computes with the weights *as stored* in\n"
+        "`Weights/subject.safetensors`, F16 included). Shapes, the weights' sha256 and the tolerance\n"
+        "(max |difference| <= 1e-4) are in `fixtures.json`. The fixtures belong to those exact\n"
+        "weights: the export command rewrites both together.\n")
+    return cases
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--checkpoint", required=True)
+    ap.add_argument("--which", default="ema", choices=["ema", "model"], help="for a last.pt")
+    ap.add_argument("--out", default=str(REPO / "Weights/subject.safetensors"))
+    ap.add_argument("--size", type=int, default=256, help="input size written in the input spec")
+    ap.add_argument("--fixtures", default=str(REPO / "Tests/Fixtures/subject"), help="'' to skip")
+    ap.add_argument("--no-eval", action="store_true", help="skip scoring on the validation set")
+    ap.add_argument("--threads", type=int, default=2)
+    a = ap.parse_args()
+    torch.set_num_threads(a.threads)
+    export_torch = _import_sibling("export_torch", "wt-executor")
+    command = " ".join(sys.argv[1:])
+
+    model, ckpt = load_checkpoint(a.checkpoint, a.which)
+    val = ckpt.get("val") or {}
+    step, epoch = ckpt.get("step"), ckpt.get("epoch")
+    args = ckpt.get("args", {})
+    init = ("encoder blocks 1-8 initialised from the person model (MediaPipe Selfie Segmentation, "
+            "Apache-2.0) by --person-init" if args.get("person_init") else
+            f"initialised from {args['init']}" if args.get("init") else "trained from scratch")
+    provenance = (
+        f"Lift subject (salient object) model: MobileNetV3-style encoder + U-Net decoder ({init}), "
+        f"{2 * count_macs(SubjectNet(), a.size) / 1e9:.2f} GFLOP at {a.size}x{a.size}. {DUTS_LICENCE}. "
+        f"Trained by Tools/train_subject.py (args {json.dumps(ckpt.get('args', {}), sort_keys=True)}) "
+        f"at commit {ckpt.get('commit', 'unknown')}, step {step}, epoch {epoch}; validation (500 DUTS-TE "
+        f"pairs, PyTorch) {json.dumps(val, sort_keys=True)}. Exported by Tools/export_subject.py {command} "
+        f"at commit {git_commit()}.")
+    out = Path(a.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".tmp")
+    export_torch.export(Probability(model), torch.rand(1, 3, a.size, a.size), str(tmp), input_spec(a.size),
+                        provenance, dtype="f16", any_size=True)
+    os.replace(tmp, out)
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB) from {a.checkpoint} (step {step}, epoch {epoch})")
+
+    shipped = SubjectNet()
+    shipped.load_state_dict(model.state_dict())  # side heads, which are not exported
+    n = load_exported_weights(shipped, out)
+    shipped = Probability(shipped.eval()).eval()
+    print(f"reloaded {n} convolutions from {out}")
+
+    if a.fixtures:
+        cases = write_fixtures(shipped, Path(a.fixtures), out, command)
+        print(f"wrote {len(cases)} parity cases to {a.fixtures}")
+        try:
+            ref = _import_sibling("liftgraph_ref", "wt-person")
+        except ImportError:
+            ref = None
+        if ref is not None:
+            graph = ref.LiftGraph.load(out)
+            for c in cases:
+                x = np.fromfile(Path(a.fixtures) / f"{c['name']}.input.f32", "<f4").reshape(c["input"])
+                y = np.fromfile(Path(a.fixtures) / f"{c['name']}.output.f32", "<f4").reshape(c["output"])
+                got = graph.run({"image": x})["mask"]
+                print(f"  liftgraph_ref vs PyTorch on {c['name']}: max |d| {np.abs(got - y).max():.2e}")
+
+    if not a.no_eval:
+        from duts_data import load_split
+        from eval_subject import predict_torch, sod_metrics
+        split = load_split("val")
+        gts = [split.pair(k)[1] for k in range(len(split))]
+        res = sod_metrics(list(predict_torch(shipped.net, split, a.size)), gts)
+        print(f"exported weights (F16, PyTorch, not the Swift pipeline) at {a.size}: "
+              + ", ".join(f"{k} {v:.4f}" for k, v in res.items()))
+
+
+if __name__ == "__main__":
+    main()

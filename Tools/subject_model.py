@@ -1,0 +1,254 @@
+"""Lift's subject (salient object) model: MobileNetV3-small-style encoder + light U-Net decoder.
+
+Every layer maps onto one op of `Sources/LiftModel/GRAPH-FORMAT.md` (conv2d incl. depthwise, with
+BatchNorm folded into it at export and the activation fused; global_avg_pool; mul; add; concat;
+resize_bilinear with half-pixel coordinates = PyTorch `align_corners=False`; sigmoid).
+
+Encoder: blocks 1-8 have exactly the topology of the person model's encoder (MediaPipe selfie
+segmentation, Apache-2.0: stem 3x3/2 hardswish, then inverted residuals down to stride 16 with
+32 channels) so its weights can initialise them (`load_person_encoder`). Salient objects need
+more context than a person mask, so three new blocks go on to stride 32 (64 channels) and an
+LR-ASPP-style gated context layer sits on top. Decoder: at each scale, bilinear upsampling,
+concat with the encoder skip, two 3x3 conv+BN+ReLU (the stride-2 stage uses a cheaper
+1x1-depthwise-1x1 block); deep supervision through a 1x1 side head per scale.
+
+Input: NCHW float RGB in [0, 1] (the runtime's `range [0, 1]`, mean 0, std 1), any size that is
+a multiple of 32 (trained at 256x256). Output: logits at input resolution; training also returns
+the side logits at /32, /16, /8 and /4.
+"""
+from __future__ import annotations
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+ACTIVATIONS = {
+    "none": nn.Identity,
+    "relu": lambda: nn.ReLU(inplace=True),
+    "relu6": lambda: nn.ReLU6(inplace=True),
+    "hardswish": lambda: nn.Hardswish(inplace=True),
+}
+
+
+class ConvBNAct(nn.Sequential):
+    """conv2d (no bias) + BatchNorm + activation: one `conv2d` node after BN folding. Padding
+    is symmetric k//2 * dilation (exported as explicit padding)."""
+
+    def __init__(self, cin, cout, k=1, stride=1, groups=1, dilation=1, act="relu"):
+        pad = (k // 2) * dilation
+        super().__init__(
+            nn.Conv2d(cin, cout, k, stride, pad, dilation=dilation, groups=groups, bias=False),
+            nn.BatchNorm2d(cout),
+            ACTIVATIONS[act](),
+        )
+        self.act_name = act
+
+
+class SqueezeExcite(nn.Module):
+    """x * sigmoid(W2 relu(W1 gap(x) + b1) + b2), as in the person model (sigmoid, not
+    hardsigmoid): global_avg_pool, two 1x1 conv2d with bias, mul."""
+
+    def __init__(self, ch, squeeze):
+        super().__init__()
+        self.fc1 = nn.Conv2d(ch, squeeze, 1)
+        self.fc2 = nn.Conv2d(squeeze, ch, 1)
+
+    def forward(self, x):
+        s = F.adaptive_avg_pool2d(x, 1)
+        s = torch.sigmoid(self.fc2(F.relu(self.fc1(s))))
+        return x * s
+
+
+class InvertedResidual(nn.Module):
+    """1x1 expand (act) -> kxk depthwise (act) -> [SE] -> 1x1 project (linear) [+ x]."""
+
+    def __init__(self, cin, exp, cout, k, stride, se, act):
+        super().__init__()
+        self.expand = ConvBNAct(cin, exp, 1, act=act)
+        self.depthwise = ConvBNAct(exp, exp, k, stride, groups=exp, act=act)
+        self.se = SqueezeExcite(exp, se) if se else None
+        self.project = ConvBNAct(exp, cout, 1, act="none")
+        self.residual = stride == 1 and cin == cout
+
+    def forward(self, x):
+        y = self.depthwise(self.expand(x))
+        if self.se is not None:
+            y = self.se(y)
+        y = self.project(y)
+        return x + y if self.residual else y
+
+
+# (cin, expand, cout, kernel, stride, se squeeze channels, activation)
+PERSON_BLOCKS = [
+    (16, 16, 16, 3, 2, 8, "relu"),        # -> /4   (skip 2)
+    (16, 72, 24, 3, 2, 0, "relu"),        # -> /8
+    (24, 88, 24, 3, 1, 0, "relu"),        #          (skip 3)
+    (24, 96, 32, 5, 2, 24, "hardswish"),  # -> /16
+    (32, 128, 32, 5, 1, 32, "hardswish"),
+    (32, 128, 32, 5, 1, 32, "hardswish"),
+    (32, 96, 32, 5, 1, 24, "hardswish"),
+    (32, 96, 32, 5, 1, 24, "hardswish"),  #          (skip 4)
+]
+EXTRA_BLOCKS = [
+    (32, 192, 64, 5, 2, 48, "hardswish"),  # -> /32
+    (64, 256, 64, 5, 1, 64, "hardswish"),
+    (64, 256, 64, 5, 1, 64, "hardswish"),
+]
+SKIP_AFTER = {0: 2, 2: 3, 7: 4, 10: 5}  # block index -> feature scale index (/2**i)
+
+
+class Encoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = ConvBNAct(3, 16, 3, 2, act="hardswish")
+        self.blocks = nn.ModuleList(InvertedResidual(*b) for b in PERSON_BLOCKS + EXTRA_BLOCKS)
+
+    def forward(self, x):
+        x = self.stem(x)
+        feats = [x]
+        for i, block in enumerate(self.blocks):
+            x = block(x)
+            if i in SKIP_AFTER:
+                feats.append(x)
+        return feats  # /2: 16, /4: 16, /8: 24, /16: 32, /32: 64 channels
+
+
+class GatedContext(nn.Module):
+    """LR-ASPP-style: relu(BN(conv1x1 x)) * sigmoid(conv1x1(gap(x)) + b)."""
+
+    def __init__(self, cin, cout):
+        super().__init__()
+        self.conv = ConvBNAct(cin, cout, 1, act="relu")
+        self.gate = nn.Conv2d(cin, cout, 1)
+
+    def forward(self, x):
+        return self.conv(x) * torch.sigmoid(self.gate(F.adaptive_avg_pool2d(x, 1)))
+
+
+class DecoderStage(nn.Module):
+    """up(prev) to the skip's size, concat with the skip, then two convs."""
+
+    def __init__(self, cprev, cskip, cout, light=False):
+        super().__init__()
+        cin = cprev + cskip
+        if light:
+            self.convs = nn.Sequential(
+                ConvBNAct(cin, cout, 1), ConvBNAct(cout, cout, 3, groups=cout),
+                ConvBNAct(cout, cout, 1))
+        else:
+            self.convs = nn.Sequential(ConvBNAct(cin, cout, 3), ConvBNAct(cout, cout, 3))
+        self.side = nn.Conv2d(cout, 1, 1)
+
+    def forward(self, prev, skip):
+        up = F.interpolate(prev, size=skip.shape[2:], mode="bilinear", align_corners=False)
+        return self.convs(torch.cat([up, skip], dim=1))
+
+
+class SubjectNet(nn.Module):
+    WIDTHS = (24, 32, 48, 64, 96)  # decoder channels at /2, /4, /8, /16; context at /32
+
+    def __init__(self):
+        super().__init__()
+        self.encoder = Encoder()
+        w = self.WIDTHS
+        self.context = GatedContext(64, w[4])
+        self.context_side = nn.Conv2d(w[4], 1, 1)
+        self.dec16 = DecoderStage(w[4], 32, w[3])
+        self.dec8 = DecoderStage(w[3], 24, w[2])
+        self.dec4 = DecoderStage(w[2], 16, w[1])
+        self.dec2 = DecoderStage(w[1], 16, w[0], light=True)
+        self.head = nn.Conv2d(w[0], 1, 3, padding=1)
+
+    def forward(self, x):
+        size = x.shape[2:]
+        f2, f4, f8, f16, f32 = self.encoder(x)
+        c = self.context(f32)
+        d16 = self.dec16(c, f16)
+        d8 = self.dec8(d16, f8)
+        d4 = self.dec4(d8, f4)
+        d2 = self.dec2(d4, f2)
+        out = F.interpolate(self.head(d2), size=size, mode="bilinear", align_corners=False)
+        if not self.training:
+            return out
+        # side logits stay at their own scale (/32, /16, /8, /4): the loss compares them with
+        # area-downsampled targets, which is far cheaper than upsampling them.
+        return [out, self.context_side(c), self.dec16.side(d16), self.dec8.side(d8), self.dec4.side(d4)]
+
+
+def count_macs(model: nn.Module, size=256) -> int:
+    """Multiply-accumulates of one forward pass (convs only; they are > 99 % of the work)."""
+    macs = 0
+
+    def hook(mod, inp, out):
+        nonlocal macs
+        k = mod.kernel_size[0] * mod.kernel_size[1] * (mod.in_channels // mod.groups)
+        macs += out.numel() * k
+
+    hooks = [m.register_forward_hook(hook) for m in model.modules() if isinstance(m, nn.Conv2d)]
+    model.eval()
+    with torch.no_grad():
+        model(torch.zeros(1, 3, size, size))
+    for h in hooks:
+        h.remove()
+    return macs
+
+
+def person_encoder_convs(model: SubjectNet):
+    """The person-initialisable convolutions in the person model's execution order: a list of
+    (conv, bn or None) — stem, then per block expand, depthwise, SE fc1, fc2, project."""
+    enc = model.encoder
+    convs = [(enc.stem[0], enc.stem[1])]
+    for block in enc.blocks[:len(PERSON_BLOCKS)]:
+        convs.append((block.expand[0], block.expand[1]))
+        convs.append((block.depthwise[0], block.depthwise[1]))
+        if block.se is not None:
+            convs += [(block.se.fc1, None), (block.se.fc2, None)]
+        convs.append((block.project[0], block.project[1]))
+    return convs
+
+
+def person_layer_names(model: SubjectNet):
+    """The person model's TFLite layer names for `person_encoder_convs`, in the same order
+    (`conv2d`, `conv2d_1`, ... for regular convs, `depthwise_conv2d`, `depthwise_conv2d_1`, ...)."""
+    names, n_conv, n_dw = [], 0, 0
+    for conv, _ in person_encoder_convs(model):
+        if conv.groups > 1:
+            names.append("depthwise_conv2d" + (f"_{n_dw}" if n_dw else ""))
+            n_dw += 1
+        else:
+            names.append("conv2d" + (f"_{n_conv}" if n_conv else ""))
+            n_conv += 1
+    return names
+
+
+@torch.no_grad()
+def load_person_encoder(model: SubjectNet, path) -> str:
+    """Initialises encoder blocks 1-8 from the person model file (Weights/person.safetensors:
+    BN-folded OHWI conv weights + biases named by TFLite layer, see Tools/PERSON-MODEL.md in the
+    person branch). Where our conv is followed by BatchNorm, the folded bias goes into the BN's
+    shift and the BN is set to identity. Returns a one-line summary."""
+    from safetensors.numpy import load_file
+    tensors = load_file(str(path))
+    pairs = list(zip(person_encoder_convs(model), person_layer_names(model)))
+    for (conv, bn), name in pairs:
+        w = torch.from_numpy(tensors[f"{name}.weight"].astype("float32")).permute(0, 3, 1, 2)
+        b = torch.from_numpy(tensors[f"{name}.bias"].astype("float32"))
+        if tuple(w.shape) != tuple(conv.weight.shape):
+            raise ValueError(f"{name}: person weight {tuple(w.shape)} vs ours {tuple(conv.weight.shape)}")
+        conv.weight.copy_(w)
+        if bn is None:
+            conv.bias.copy_(b)
+        else:
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(b)
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+    return f"{len(pairs)} convolutions from {path} ({pairs[0][1]} ... {pairs[-1][1]})"
+
+
+if __name__ == "__main__":
+    m = SubjectNet()
+    params = sum(p.numel() for p in m.parameters())
+    for s in (256, 320):
+        print(f"{s}x{s}: {2 * count_macs(m, s) / 1e9:.3f} GFLOP")
+    print(f"params {params / 1e6:.3f} M")

@@ -1,0 +1,247 @@
+"""Trains Lift's subject model (Tools/subject_model.py) on DUTS-TR; resumable across sessions.
+
+Recipe: BCE + soft-IoU loss on the final and every side output; AdamW; linear warm-up then one
+iteration-based cosine decay meant to span several sessions; EMA of the weights; validation
+(MAE, max-F beta^2 = 0.3 on the fixed 500 DUTS-TE pairs, model and EMA) after every epoch.
+Writes to --out (default Tools/checkpoints/subject/, ignored by git):
+  last.pt        full state (model, EMA, optimiser, step, schedule), every --ckpt-minutes
+  best.pt        the weights (model or EMA, whichever scored) with the lowest validation MAE
+  log.jsonl      one line per epoch; train.log the console log
+
+Start:    OMP_WAIT_POLICY=PASSIVE nohup nice -n 10 /work/venv/bin/python Tools/train_subject.py [--person-init W] > /dev/null 2>&1 &
+Resume:   ... Tools/train_subject.py --resume Tools/checkpoints/subject/last.pt
+Continue from shipped weights (full checkpoint gone): --init Weights/subject.safetensors
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from duts_data import TrainBatches, load_split  # noqa: E402
+from eval_subject import predict_torch, sod_metrics  # noqa: E402
+from subject_model import SubjectNet, count_macs  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def loss_fn(outputs, target):
+    """Sum over outputs (final weight 1, sides 0.5) of BCE + soft IoU, per image averaged; side
+    outputs are scored against the target area-downsampled to their size."""
+    total = 0.0
+    for i, logits in enumerate(outputs):
+        t = target
+        if logits.shape[-2:] != target.shape[-2:]:
+            t = F.interpolate(target, size=logits.shape[-2:], mode="area")
+        bce = F.binary_cross_entropy_with_logits(logits, t)
+        p = torch.sigmoid(logits)
+        inter = (p * t).sum(dim=(1, 2, 3))
+        union = (p + t - p * t).sum(dim=(1, 2, 3))
+        iou = (1 - (inter + 1) / (union + 1)).mean()
+        total = total + (1.0 if i == 0 else 0.5) * (bce + iou)
+    return total
+
+
+def lr_at(step, base, warmup, total, floor=0.01):
+    if step < warmup:
+        return base * (step + 1) / warmup
+    t = min(1.0, (step - warmup) / max(1, total - warmup))
+    return base * (floor + (1 - floor) * 0.5 * (1 + math.cos(math.pi * t)))
+
+
+class EMA:
+    """Exponential moving average of parameters (buffers copied), decay ramped up early."""
+
+    def __init__(self, model, decay):
+        self.model = SubjectNet().to(memory_format=torch.channels_last)
+        self.model.load_state_dict(model.state_dict())
+        self.model.eval()
+        self.decay = decay
+        for p in self.model.parameters():
+            p.requires_grad_(False)
+
+    @torch.no_grad()
+    def update(self, model, step):
+        d = min(self.decay, (1 + step) / (10 + step))
+        ema_p = list(self.model.parameters())
+        torch._foreach_lerp_(ema_p, [p.detach() for p in model.parameters()], 1 - d)
+        for eb, b in zip(self.model.buffers(), model.buffers()):
+            eb.copy_(b)
+
+
+def param_groups(model, wd):
+    decay, no_decay = [], []
+    for name, p in model.named_parameters():
+        (decay if p.ndim == 4 else no_decay).append(p)
+    return [{"params": decay, "weight_decay": wd}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+def atomic_save(obj, path: Path):
+    tmp = path.with_suffix(".tmp")
+    torch.save(obj, tmp)
+    os.replace(tmp, path)
+
+
+def git_commit():
+    try:
+        return subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", default=str(REPO / "Tools/checkpoints/subject"))
+    ap.add_argument("--resume", help="a last.pt: continue model, EMA, optimiser, step and schedule")
+    ap.add_argument("--init", help="exported .safetensors to start from (fresh optimiser)")
+    ap.add_argument("--person-init", help="person model .safetensors to initialise the encoder")
+    ap.add_argument("--size", type=int, default=256)
+    ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--wd", type=float, default=0.01)
+    ap.add_argument("--warmup-steps", type=int, default=1000)
+    ap.add_argument("--total-epochs", type=float, default=60,
+                    help="length of the cosine schedule (spans sessions; on --resume, overrides)")
+    ap.add_argument("--ema", type=float, default=0.999)
+    ap.add_argument("--threads", default="auto",
+                    help="torch threads, or 'auto': 2 while the machine is otherwise idle, 1 while "
+                         "other work keeps it busy (1-minute load average above 3.5)")
+    ap.add_argument("--ckpt-minutes", type=float, default=10)
+    ap.add_argument("--val-size", type=int, default=256)
+    ap.add_argument("--val-every", type=int, default=0, help="also validate every N steps")
+    ap.add_argument("--max-hours", type=float, default=1e9, help="stop (with a checkpoint) after this")
+    ap.add_argument("--seed", type=int, default=0)
+    a = ap.parse_args()
+
+    def pick_threads():
+        if a.threads != "auto":
+            return int(a.threads)
+        return 1 if os.getloadavg()[0] > 3.5 else 2
+
+    torch.set_num_threads(pick_threads())
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    logf = open(out / "train.log", "a", buffering=1)
+
+    def log(msg):
+        line = f"{time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime())} {msg}"
+        print(line, flush=True)
+        logf.write(line + "\n")
+
+    train, val = load_split("train"), load_split("val")
+    val_gts = [val.pair(k)[1] for k in range(len(val))]
+    steps_per_epoch = len(train) // a.batch
+
+    model = SubjectNet().to(memory_format=torch.channels_last)
+    start_step, best_mae, total_steps, warmup, base_lr = 0, float("inf"), None, a.warmup_steps, a.lr
+    ckpt = None
+    if a.resume:
+        ckpt = torch.load(a.resume, map_location="cpu", weights_only=False)
+        model.load_state_dict(ckpt["model"])
+        start_step, best_mae = ckpt["step"], ckpt.get("best_mae", float("inf"))
+        warmup, base_lr = ckpt["warmup"], ckpt["base_lr"]
+        total_steps = ckpt["total_steps"]
+        if "--total-epochs" in sys.argv:
+            total_steps = int(a.total_epochs * steps_per_epoch)
+    else:
+        total_steps = int(a.total_epochs * steps_per_epoch)
+        if a.init:
+            from export_subject import load_exported_weights
+            load_exported_weights(model, a.init)
+        if a.person_init:
+            from subject_model import load_person_encoder
+            log(f"person init: {load_person_encoder(model, a.person_init)}")
+    ema = EMA(model, a.ema)
+    opt = torch.optim.AdamW(param_groups(model, a.wd), lr=base_lr, betas=(0.9, 0.999))
+    if ckpt is not None:
+        ema.model.load_state_dict(ckpt["ema"])
+        opt.load_state_dict(ckpt["opt"])
+
+    def state(step):
+        return {"model": model.state_dict(), "ema": ema.model.state_dict(), "opt": opt.state_dict(),
+                "step": step, "total_steps": total_steps, "warmup": warmup, "base_lr": base_lr,
+                "best_mae": best_mae, "args": vars(a), "commit": git_commit()}
+
+    stop = {"flag": False}
+    signal.signal(signal.SIGTERM, lambda *_: stop.update(flag=True))
+    signal.signal(signal.SIGINT, lambda *_: stop.update(flag=True))
+
+    log(f"start: step {start_step}/{total_steps} ({steps_per_epoch} steps/epoch), "
+        f"{2 * count_macs(SubjectNet(), a.size) / 1e9:.3f} GFLOP at {a.size}, commit {git_commit()}, "
+        f"args {vars(a)}")
+    batches = iter(TrainBatches(train, a.batch, a.size, seed=a.seed + start_step))
+    model.train()
+    t_start = time.time()
+    t_ckpt = time.time()
+    t_win, n_win, loss_win, wait_win = time.time(), 0, 0.0, 0.0
+    step = start_step
+    while step < total_steps and not stop["flag"]:
+        lr = lr_at(step, base_lr, warmup, total_steps)
+        for g in opt.param_groups:
+            g["lr"] = lr
+        t0 = time.time()
+        x, y = next(batches)
+        wait_win += time.time() - t0
+        xt = torch.from_numpy(x).permute(0, 3, 1, 2)  # NHWC memory = channels_last
+        yt = torch.from_numpy(y).permute(0, 3, 1, 2)
+        loss = loss_fn(model(xt), yt)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        ema.update(model, step)
+        step += 1
+        n_win += x.shape[0]
+        loss_win += loss.item()
+        if step % 50 == 0:
+            dt = time.time() - t_win
+            log(f"step {step} epoch {step / steps_per_epoch:.2f} loss {loss_win / 50:.4f} lr {lr:.2e} "
+                f"{n_win / dt:.1f} img/s (data wait {100 * wait_win / dt:.0f}%) "
+                f"load {os.getloadavg()[0]:.1f} threads {torch.get_num_threads()}")
+            t_win, n_win, loss_win, wait_win = time.time(), 0, 0.0, 0.0
+            torch.set_num_threads(pick_threads())
+        if (step % steps_per_epoch == 0 or step == total_steps
+                or (a.val_every and step % a.val_every == 0)):
+            tv = time.time()
+            res = {}
+            for name, m in (("model", model), ("ema", ema.model)):
+                res[name] = sod_metrics(list(predict_torch(m, val, a.val_size)), val_gts, smeasure=False)
+            model.train()
+            which = min(res, key=lambda k: res[k]["mae"])
+            rec = {"step": step, "epoch": round(step / steps_per_epoch, 3), "lr": lr,
+                   "hours": round((time.time() - t_start) / 3600, 3), "val": res,
+                   "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+            with open(out / "log.jsonl", "a") as f:
+                f.write(json.dumps(rec) + "\n")
+            log(f"VAL epoch {rec['epoch']}: model MAE {res['model']['mae']:.4f} maxF "
+                f"{res['model']['maxf']:.4f} | EMA MAE {res['ema']['mae']:.4f} maxF "
+                f"{res['ema']['maxf']:.4f} ({time.time() - tv:.0f} s)")
+            if res[which]["mae"] < best_mae:
+                best_mae = res[which]["mae"]
+                src = model if which == "model" else ema.model
+                atomic_save({"ema": src.state_dict(), "which": which, "step": step,
+                             "epoch": rec["epoch"], "val": res[which], "commit": git_commit(),
+                             "args": vars(a)}, out / "best.pt")
+                log(f"new best ({which}): MAE {best_mae:.4f}")
+        if time.time() - t_ckpt > a.ckpt_minutes * 60:
+            atomic_save(state(step), out / "last.pt")
+            t_ckpt = time.time()
+        if time.time() - t_start > a.max_hours * 3600:
+            break
+    atomic_save(state(step), out / "last.pt")
+    log(f"stopped at step {step}; checkpoint {out / 'last.pt'}")
+
+
+if __name__ == "__main__":
+    main()
