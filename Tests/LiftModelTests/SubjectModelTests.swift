@@ -1,0 +1,50 @@
+import Foundation
+import LiftModel
+import LiftTensor
+import TestSupport
+import Testing
+
+/// One `Tests/Fixtures/subject/fixtures.json` case: a model input and PyTorch's probability map,
+/// both written by `Tools/export_subject.py` together with `Weights/subject.safetensors`.
+struct SubjectCase: Decodable, CustomStringConvertible, Sendable {
+    let name: String
+    let input: [Int]
+    let output: [Int]
+
+    var description: String { name }
+
+    private struct File: Decodable {
+        let cases: [SubjectCase]
+        let tolerance_max_abs: Float
+    }
+
+    static func all() throws -> [SubjectCase] {
+        try JSONDecoder().decode(File.self, from: Data(Fixtures.bytes("subject/fixtures.json"))).cases
+    }
+
+    static func tolerance() throws -> Float {
+        try JSONDecoder().decode(File.self, from: Data(Fixtures.bytes("subject/fixtures.json"))).tolerance_max_abs
+    }
+}
+
+@Suite("Subject model: the shipped weights in parity with PyTorch")
+struct SubjectModelTests {
+    @Test("The probability map matches PyTorch within 1e-4 at any input size", arguments: try SubjectCase.all())
+    func matchesPyTorch(_ fixture: SubjectCase) throws {
+        #expect(try SubjectCase.tolerance() <= 1e-4)
+        let model = try Model(contentsOf: try ModelCatalog.url(for: .subject))
+        try #require(fixture.input.count == 4 && fixture.output.count == 4)
+        let shape = TensorShape(n: fixture.input[0], h: fixture.input[1], w: fixture.input[2], c: fixture.input[3])
+        let input = Tensor(shape: shape, values: try float32Fixture("subject/\(fixture.name).input.f32"))
+        let expected = try float32Fixture("subject/\(fixture.name).output.f32")
+        for threads in [1, 2] {
+            let output = try model.run(input, threads: threads)
+            #expect(output.shape == TensorShape(n: fixture.output[0], h: fixture.output[1], w: fixture.output[2], c: fixture.output[3]))
+            let actual = output.toArray()
+            try #require(actual.count == expected.count)
+            let maxDelta = zip(actual, expected).map { abs($0 - $1) }.max() ?? .infinity
+            print("subject parity \(fixture.name) (\(threads) threads): max |Δ| = \(maxDelta)")
+            #expect(maxDelta <= 1e-4, "\(fixture): max |Δ| \(maxDelta) on \(threads) threads")
+        }
+    }
+}
