@@ -208,7 +208,9 @@ extension TransposedGeometry {
         while first < items {
             let count = min(vectorWidth, items &- first)
             var sums = InlineArray<16, Vector>(repeating: Vector())
-            var bias = Vector()
+            // Lanes are gathered in and scattered out through memory once per chunk: inserting into or
+            // extracting from a vector lane by lane re-stored the whole vector every time.
+            var bias = InlineArray<16, Float>(repeating: 0)
             for lane in 0 ..< count {
                 let pixel = rowBase + next.ix &* cin
                 let weights = packed.weights + (next.co &* packed.taps &+ next.ky &* kernelWidth &+ next.kx) &* cin
@@ -222,7 +224,8 @@ extension TransposedGeometry {
                 bias[lane] = packed.bias[next.co]
                 next.advance(kernelHeight: kernelHeight, kernelWidth: kernelWidth, channels: cout)
             }
-            let values = activation.apply(laneSums(sums) + bias)
+            let values = unsafeBitCast(activation.apply(laneSums(sums) + unsafeBitCast(bias, to: Vector.self)),
+                                       to: InlineArray<16, Float>.self)
             for lane in 0 ..< count {
                 let oy = iy &* strideY &+ stored.ky &- crop.top, ox = stored.ix &* strideX &+ stored.kx &- crop.left
                 if oy >= 0 && oy < output.h && ox >= 0 && ox < output.w {
