@@ -41,6 +41,24 @@ public enum Activation: String, Sendable, Hashable, CaseIterable {
     }
 }
 
+extension Activation {
+    /// Applies the activation in place to the `count` floats at `values`, 16 at a time (the last
+    /// partial vector through a copy, so nothing past `values + count` is read or written).
+    @inline(__always)
+    func apply(inPlace values: UnsafeMutablePointer<Float>, count: Int) {
+        var i = 0
+        while i &+ vectorWidth <= count {
+            storeVector(apply(loadVector(values + i)), values + i)
+            i &+= vectorWidth
+        }
+        guard i < count else { return }
+        var tail = InlineArray<16, Float>(repeating: 0)
+        for lane in 0 ..< count &- i { tail[lane] = values[i &+ lane] }
+        let result = unsafeBitCast(apply(unsafeBitCast(tail, to: Vector.self)), to: InlineArray<16, Float>.self)
+        for lane in 0 ..< count &- i { values[i &+ lane] = result[lane] }
+    }
+}
+
 /// `logistic` on each lane, through `expLanes` (within a few ulp of the scalar `logistic`); kept out
 /// of line so that `Activation.apply` stays small enough to inline into every kernel's epilogue.
 @inline(never)

@@ -91,15 +91,18 @@ public final class ConvTranspose2D: @unchecked Sendable {
                                           activation: activation, packed: packed.view)
         let source = UnsafePointer(input.data), destination = output.data, dot = packed.layout == .dot
         let disjoint = dot && kernelHeight == strideY && kernelWidth == strideX
+        // A part gets at least 2^18 flops, as in the convolutions: smaller layers run on one thread.
+        let flopsPerInputRow = 2 * input.shape.w * inputChannels * outputChannels * kernelHeight * kernelWidth
+        let minimumInputRows = max(1, (1 << 18) / max(flopsPerInputRow, 1))
         withExtendedLifetime(packed) {
             if disjoint {
                 // Every input pixel owns its own Kh×Kw block of outputs: compute them from one load.
-                Parallel.forEach(count: input.shape.n * input.shape.h, threads: threads) { rows in
+                Parallel.forEach(count: input.shape.n * input.shape.h, threads: threads, minimumPerPart: minimumInputRows) { rows in
                     for row in rows { geometry.scatterRow(source, destination, inputRow: row) }
                 }
                 return
             }
-            Parallel.forEach(count: expected.n * expected.h, threads: threads) { rows in
+            Parallel.forEach(count: expected.n * expected.h, threads: threads, minimumPerPart: max(1, minimumInputRows / strideY)) { rows in
                 for row in rows {
                     // Output (oy, ox) takes taps ky ≡ oy + top (mod sy) from input row (oy + top − ky)/sy,
                     // and likewise for columns; walk both incrementally instead of dividing per tap.
@@ -193,67 +196,43 @@ private struct TransposedGeometry: @unchecked Sendable {
 
 extension TransposedGeometry {
     /// For kernel = stride (outputs of different input pixels never overlap) with input channels as
-    /// lanes: every output of input row `inputRow`. The row's outputs, ordered (ix, ky, kx, co), are
-    /// taken 16 at a time: 16 dot products over Cin are reduced together by `laneSums` (each lane the
-    /// same sum `horizontalSum` gives), bias and activation run on the whole vector, and each lane is
-    /// stored to its output pixel.
+    /// lanes: every output of input row `inputRow`, one input pixel at a time. A sigmoid is deferred:
+    /// sums are stored with their bias, then it runs 16 values at a time over the whole output rows
+    /// that this input row alone writes (a scalar `expf` per output made the selfie model's sigmoid
+    /// head its slowest layer). Cheap activations stay inline, where a second pass would cost more.
     @inline(__always)
     func scatterRow(_ base: UnsafePointer<Float>, _ destination: UnsafeMutablePointer<Float>, inputRow: Int) {
-        let b = inputRow / input.h, iy = inputRow % input.h, cin = input.c, cout = output.c
-        let items = input.w &* kernelHeight &* kernelWidth &* cout
-        let rowBase = base + inputRow &* input.w &* cin
-        // The (ix, ky, kx, co) of the next item to compute and of the next lane to store.
-        var next = ScatterItem(), stored = ScatterItem()
-        var first = 0
-        while first < items {
-            let count = min(vectorWidth, items &- first)
-            var sums = InlineArray<16, Vector>(repeating: Vector())
-            // Lanes are gathered in and scattered out through memory once per chunk: inserting into or
-            // extracting from a vector lane by lane re-stored the whole vector every time.
-            var bias = InlineArray<16, Float>(repeating: 0)
-            for lane in 0 ..< count {
-                let pixel = rowBase + next.ix &* cin
-                let weights = packed.weights + (next.co &* packed.taps &+ next.ky &* kernelWidth &+ next.kx) &* cin
-                var acc = Vector()
-                var c = 0
-                while c < cin {
-                    acc = acc.addingProduct(loadVector(pixel + c), loadVector(weights + c))
-                    c &+= vectorWidth
+        let b = inputRow / input.h, iy = inputRow % input.h, cin = input.c
+        let deferred = activation == .sigmoid, inline = deferred ? Activation.none : activation
+        for ix in 0 ..< input.w {
+            let pixel = base + (inputRow &* input.w &+ ix) &* cin
+            for ky in 0 ..< kernelHeight {
+                let oy = iy &* strideY &+ ky &- crop.top
+                if oy < 0 || oy >= output.h { continue }
+                for kx in 0 ..< kernelWidth {
+                    let ox = ix &* strideX &+ kx &- crop.left
+                    if ox < 0 || ox >= output.w { continue }
+                    let out = destination + ((b &* output.h &+ oy) &* output.w &+ ox) &* output.c
+                    for co in 0 ..< output.c {
+                        let tapWeights = packed.weights + (co &* packed.taps &+ ky &* kernelWidth &+ kx) &* cin
+                        var acc = Vector()
+                        var c = 0
+                        while c < cin {
+                            acc = acc.addingProduct(loadVector(pixel + c), loadVector(tapWeights + c))
+                            c &+= vectorWidth
+                        }
+                        out[co] = inline.apply(horizontalSum(acc) + packed.bias[co])
+                    }
                 }
-                sums[lane] = acc
-                bias[lane] = packed.bias[next.co]
-                next.advance(kernelHeight: kernelHeight, kernelWidth: kernelWidth, channels: cout)
             }
-            let values = unsafeBitCast(activation.apply(laneSums(sums) + unsafeBitCast(bias, to: Vector.self)),
-                                       to: InlineArray<16, Float>.self)
-            for lane in 0 ..< count {
-                let oy = iy &* strideY &+ stored.ky &- crop.top, ox = stored.ix &* strideX &+ stored.kx &- crop.left
-                if oy >= 0 && oy < output.h && ox >= 0 && ox < output.w {
-                    destination[((b &* output.h &+ oy) &* output.w &+ ox) &* cout &+ stored.co] = values[lane]
-                }
-                stored.advance(kernelHeight: kernelHeight, kernelWidth: kernelWidth, channels: cout)
-            }
-            first &+= count
         }
-    }
-}
-
-/// An input column, kernel tap and output channel, advanced in (ix, ky, kx, co) order without dividing.
-private struct ScatterItem {
-    var ix = 0, ky = 0, kx = 0, co = 0
-
-    @inline(__always)
-    mutating func advance(kernelHeight: Int, kernelWidth: Int, channels: Int) {
-        co &+= 1
-        guard co == channels else { return }
-        co = 0
-        kx &+= 1
-        guard kx == kernelWidth else { return }
-        kx = 0
-        ky &+= 1
-        guard ky == kernelHeight else { return }
-        ky = 0
-        ix &+= 1
+        guard deferred else { return }
+        // Kernel = stride: output rows iy·sy − top ..< + Kh are written by this input row only, every column.
+        let first = max(iy &* strideY &- crop.top, 0), end = min(iy &* strideY &- crop.top &+ kernelHeight, output.h)
+        if first < end {
+            let rowFloats = output.w &* output.c
+            activation.apply(inPlace: destination + (b &* output.h &+ first) &* rowFloats, count: (end &- first) &* rowFloats)
+        }
     }
 }
 

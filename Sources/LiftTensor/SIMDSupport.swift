@@ -72,38 +72,3 @@ func horizontalSum(_ v: Vector) -> Float {
 func clampRelu6(_ x: Vector) -> Vector {
     pointwiseMin(pointwiseMax(x, Vector()), Vector(repeating: 6))
 }
-
-/// The sums of 16 vectors at once: lane i is `horizontalSum(v[i])`, bit for bit (the same halving
-/// order), in about 15 vector additions and shuffles instead of 16 separate reductions.
-@inline(__always)
-func laneSums(_ v: InlineArray<16, Vector>) -> Vector {
-    // Each level halves every vector's partial sums and packs two vectors' halves into one.
-    var eights = InlineArray<8, Vector>(repeating: Vector())
-    for k in 0 ..< 8 {
-        let a = v[2 &* k], b = v[2 &* k &+ 1]
-        eights[k] = Vector(lowHalf: a.lowHalf, highHalf: b.lowHalf) + Vector(lowHalf: a.highHalf, highHalf: b.highHalf)
-    }
-    var fours = InlineArray<4, Vector>(repeating: Vector())
-    for k in 0 ..< 4 {
-        let a = eights[2 &* k], b = eights[2 &* k &+ 1]
-        let low = Vector(lowHalf: SIMD8(lowHalf: a.lowHalf.lowHalf, highHalf: a.highHalf.lowHalf),
-                         highHalf: SIMD8(lowHalf: b.lowHalf.lowHalf, highHalf: b.highHalf.lowHalf))
-        let high = Vector(lowHalf: SIMD8(lowHalf: a.lowHalf.highHalf, highHalf: a.highHalf.highHalf),
-                          highHalf: SIMD8(lowHalf: b.lowHalf.highHalf, highHalf: b.highHalf.highHalf))
-        fours[k] = low + high
-    }
-    @inline(__always)
-    func quarterHalves(_ x: Vector, high: Bool) -> SIMD8<Float> {
-        let q0 = x.lowHalf.lowHalf, q1 = x.lowHalf.highHalf, q2 = x.highHalf.lowHalf, q3 = x.highHalf.highHalf
-        return high
-            ? SIMD8(lowHalf: SIMD4(lowHalf: q0.highHalf, highHalf: q1.highHalf), highHalf: SIMD4(lowHalf: q2.highHalf, highHalf: q3.highHalf))
-            : SIMD8(lowHalf: SIMD4(lowHalf: q0.lowHalf, highHalf: q1.lowHalf), highHalf: SIMD4(lowHalf: q2.lowHalf, highHalf: q3.lowHalf))
-    }
-    var twos = InlineArray<2, Vector>(repeating: Vector())
-    for k in 0 ..< 2 {
-        let a = fours[2 &* k], b = fours[2 &* k &+ 1]
-        twos[k] = Vector(lowHalf: quarterHalves(a, high: false), highHalf: quarterHalves(b, high: false))
-            + Vector(lowHalf: quarterHalves(a, high: true), highHalf: quarterHalves(b, high: true))
-    }
-    return Vector(lowHalf: twos[0].evenHalf, highHalf: twos[1].evenHalf) + Vector(lowHalf: twos[0].oddHalf, highHalf: twos[1].oddHalf)
-}
