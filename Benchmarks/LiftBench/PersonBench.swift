@@ -6,7 +6,7 @@ import LiftTensor
 /// landscape 144×256) on the committed astronaut inputs, 1 and 2 threads, plus MediaPipe-style
 /// preprocessing of a 12-megapixel photo. The peer is `Benchmarks/person_peer.py` (TFLite/XNNPACK on
 /// the same inputs); run both in one go, as `Benchmarks/RESULTS.md` says. `--profile` adds the ten
-/// slowest operations (best of 20 profiled runs each, 1 thread).
+/// slowest operations and totals per kind of operation (best of 20 profiled runs each, 1 thread).
 func runPersonBench(_ arguments: [String]) throws {
     let runs = intOption("--runs", in: arguments) ?? 200
     let warmup = intOption("--warmup", in: arguments) ?? 20
@@ -51,6 +51,15 @@ private func printSlowestOperations(_ model: Model, _ input: Tensor) throws {
     for (timing, seconds) in zip(timings, best).sorted(by: { $0.1 > $1.1 }).prefix(10) {
         print("    \(timing.name) \(timing.kind) \(timing.shape): \(String(format: "%.3f", seconds * 1000)) ms")
     }
+    // Totals by kind of operation (the kind without its channel counts), largest first.
+    var byKind: [String: (seconds: Double, count: Int)] = [:]
+    for (timing, seconds) in zip(timings, best) {
+        let kind = timing.kind.split(separator: " ").filter { token in !token.contains("→") && !(token.hasPrefix("g") && token.dropFirst().allSatisfy(\.isNumber)) }.joined(separator: " ")
+        byKind[kind, default: (0, 0)].seconds += seconds
+        byKind[kind, default: (0, 0)].count += 1
+    }
+    print("  by kind: " + byKind.sorted { $0.value.seconds > $1.value.seconds }
+        .map { "\($0.key) ×\($0.value.count) \(String(format: "%.3f", $0.value.seconds * 1000))" }.joined(separator: ", ") + " ms")
 }
 
 private enum BenchError: Error { case missing(String) }

@@ -91,15 +91,18 @@ public final class ConvTranspose2D: @unchecked Sendable {
                                           activation: activation, packed: packed.view)
         let source = UnsafePointer(input.data), destination = output.data, dot = packed.layout == .dot
         let disjoint = dot && kernelHeight == strideY && kernelWidth == strideX
+        // A part gets at least 2^18 flops, as in the convolutions: smaller layers run on one thread.
+        let flopsPerInputRow = 2 * input.shape.w * inputChannels * outputChannels * kernelHeight * kernelWidth
+        let minimumInputRows = max(1, (1 << 18) / max(flopsPerInputRow, 1))
         withExtendedLifetime(packed) {
             if disjoint {
                 // Every input pixel owns its own Kh×Kw block of outputs: compute them from one load.
-                Parallel.forEach(count: input.shape.n * input.shape.h, threads: threads) { rows in
+                Parallel.forEach(count: input.shape.n * input.shape.h, threads: threads, minimumPerPart: minimumInputRows) { rows in
                     for row in rows { geometry.scatterRow(source, destination, inputRow: row) }
                 }
                 return
             }
-            Parallel.forEach(count: expected.n * expected.h, threads: threads) { rows in
+            Parallel.forEach(count: expected.n * expected.h, threads: threads, minimumPerPart: max(1, minimumInputRows / strideY)) { rows in
                 for row in rows {
                     // Output (oy, ox) takes taps ky ≡ oy + top (mod sy) from input row (oy + top − ky)/sy,
                     // and likewise for columns; walk both incrementally instead of dividing per tap.
@@ -193,10 +196,14 @@ private struct TransposedGeometry: @unchecked Sendable {
 
 extension TransposedGeometry {
     /// For kernel = stride (outputs of different input pixels never overlap) with input channels as
-    /// lanes: every output of input row `inputRow`, one input pixel at a time.
+    /// lanes: every output of input row `inputRow`, one input pixel at a time. A sigmoid is deferred:
+    /// sums are stored with their bias, then it runs 16 values at a time over the whole output rows
+    /// that this input row alone writes (a scalar `expf` per output made the selfie model's sigmoid
+    /// head its slowest layer). Cheap activations stay inline, where a second pass would cost more.
     @inline(__always)
     func scatterRow(_ base: UnsafePointer<Float>, _ destination: UnsafeMutablePointer<Float>, inputRow: Int) {
         let b = inputRow / input.h, iy = inputRow % input.h, cin = input.c
+        let deferred = activation == .sigmoid, inline = deferred ? Activation.none : activation
         for ix in 0 ..< input.w {
             let pixel = base + (inputRow &* input.w &+ ix) &* cin
             for ky in 0 ..< kernelHeight {
@@ -214,10 +221,17 @@ extension TransposedGeometry {
                             acc = acc.addingProduct(loadVector(pixel + c), loadVector(tapWeights + c))
                             c &+= vectorWidth
                         }
-                        out[co] = activation.apply(horizontalSum(acc) + packed.bias[co])
+                        out[co] = inline.apply(horizontalSum(acc) + packed.bias[co])
                     }
                 }
             }
+        }
+        guard deferred else { return }
+        // Kernel = stride: output rows iy·sy − top ..< + Kh are written by this input row only, every column.
+        let first = max(iy &* strideY &- crop.top, 0), end = min(iy &* strideY &- crop.top &+ kernelHeight, output.h)
+        if first < end {
+            let rowFloats = output.w &* output.c
+            activation.apply(inPlace: destination + (b &* output.h &+ first) &* rowFloats, count: (end &- first) &* rowFloats)
         }
     }
 }

@@ -41,7 +41,9 @@ public enum Resize {
                                 threads: Int = Parallel.defaultThreads) {
         let (inShape, outShape) = checkShapes(input, output)
         let source = UnsafePointer(input.data), destination = output.data, channels = inShape.c
-        Parallel.forEach(count: outShape.n * outShape.h, threads: threads) { rows in
+        // A part gets at least ~32 K output floats: smaller resizes are not worth waking a thread.
+        let minimumRows = max(1, (1 << 15) / max(outShape.w * channels, 1))
+        Parallel.forEach(count: outShape.n * outShape.h, threads: threads, minimumPerPart: minimumRows) { rows in
             for row in rows {
                 let b = row / outShape.h, oy = row % outShape.h
                 let sy = coordinates.source(oy, input: inShape.h, output: outShape.h)
@@ -71,7 +73,9 @@ public enum Resize {
                                threads: Int = Parallel.defaultThreads) {
         let (inShape, outShape) = checkShapes(input, output)
         let source = UnsafePointer(input.data), destination = output.data, channels = inShape.c
-        Parallel.forEach(count: outShape.n * outShape.h, threads: threads) { rows in
+        // A part gets at least ~32 K output floats: smaller resizes are not worth waking a thread.
+        let minimumRows = max(1, (1 << 15) / max(outShape.w * channels, 1))
+        Parallel.forEach(count: outShape.n * outShape.h, threads: threads, minimumPerPart: minimumRows) { rows in
             for row in rows {
                 let b = row / outShape.h, oy = row % outShape.h
                 let y = coordinates.nearest(oy, input: inShape.h, output: outShape.h)

@@ -1,3 +1,4 @@
+import Foundation
 import LiftTensor
 import Testing
 import TestSupport
@@ -32,6 +33,23 @@ func unaryOpMatchesReference(op: UnaryOp) {
     for (i, x) in values.enumerated() {
         #expect(abs(Double(output.data[i]) - ReferenceKernels.unary(Double(x), op)) <= 1e-6, "\(op)(\(x))")
     }
+}
+
+/// The fused sigmoid epilogue (16 lanes at a time through a polynomial exp) against the exact
+/// logistic, over −100 … 100 (past the clamp at ±87) and with NaN propagated.
+@Test func fusedSigmoidMatchesTheExactLogistic() {
+    var values = (0 ..< 4001).map { Float($0 - 2000) / 20 }
+    values.append(.nan)
+    let input = Tensor(shape: TensorShape(n: 1, h: 1, w: values.count, c: 1), values: values)
+    let zeros = Tensor(shape: input.shape, values: [Float](repeating: 0, count: values.count))
+    let output = Tensor(shape: input.shape)
+    BinaryOp.add.run(a: input, b: zeros, output: output, activation: .sigmoid, threads: 1)
+    for (i, x) in values.enumerated() where !x.isNaN {
+        let exact = 1 / (1 + Foundation.exp(-Double(x)))
+        // About 2 ulp of Float near 1, and relative 1e-6 for tiny outputs.
+        #expect(abs(Double(output.data[i]) - exact) <= max(2.5e-7, 1e-6 * exact), "sigmoid(\(x))")
+    }
+    #expect(output.data[values.count - 1].isNaN)
 }
 
 @Test func concatPlacesChannelsInOrder() throws {
