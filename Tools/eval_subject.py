@@ -88,9 +88,12 @@ def load_checkpoint_model(path, which="ema"):
     from subject_model import SubjectNet
     ckpt = torch.load(path, map_location="cpu", weights_only=False)
     model = SubjectNet()
-    key = which if which in ckpt else "model"
+    if "which" in ckpt:  # a best.pt: its chosen weights (model or EMA) are stored under "ema"
+        key, label = "ema", ckpt["which"]
+    else:
+        key = label = which
     model.load_state_dict(ckpt[key])
-    return model.to(memory_format=torch.channels_last), ckpt
+    return model.to(memory_format=torch.channels_last), ckpt, label
 
 
 def run_lift(binary, args_pattern, split, workdir: Path):
@@ -130,8 +133,9 @@ def main():
     if a.checkpoint:
         import torch
         torch.set_num_threads(a.threads)
-        model, _ = load_checkpoint_model(a.checkpoint, a.which)
-        label = f"PyTorch model (not the shipped pipeline): {a.checkpoint} [{a.which}] at {a.size}x{a.size}"
+        model, ckpt, which = load_checkpoint_model(a.checkpoint, a.which)
+        label = (f"PyTorch model (not the shipped pipeline): {a.checkpoint} [{which} weights, step "
+                 f"{ckpt.get('step')}] at {a.size}x{a.size}")
         results[label] = sod_metrics(list(predict_torch(model, split, a.size)), gts)
     if a.masks:
         preds = []

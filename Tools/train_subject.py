@@ -61,7 +61,8 @@ def lr_at(step, base, warmup, total, floor=0.01):
 
 
 class EMA:
-    """Exponential moving average of parameters (buffers copied), decay ramped up early."""
+    """Exponential moving average of parameters and of BatchNorm running statistics (so the
+    statistics match the averaged weights, as timm's ModelEmaV2 does), decay ramped up early."""
 
     def __init__(self, model, decay):
         self.model = SubjectNet().to(memory_format=torch.channels_last)
@@ -77,7 +78,10 @@ class EMA:
         ema_p = list(self.model.parameters())
         torch._foreach_lerp_(ema_p, [p.detach() for p in model.parameters()], 1 - d)
         for eb, b in zip(self.model.buffers(), model.buffers()):
-            eb.copy_(b)
+            if eb.is_floating_point():
+                eb.lerp_(b, 1 - d)
+            else:
+                eb.copy_(b)
 
 
 def param_groups(model, wd):
