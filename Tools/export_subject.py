@@ -36,16 +36,6 @@ sys.path.insert(0, str(TOOLS))
 from subject_model import SubjectNet, count_macs  # noqa: E402
 
 
-def _import_sibling(module, worktree):
-    """Imports Tools/<module>.py from this repo, else from the teammate's worktree that owns it
-    (until the lead merges it)."""
-    try:
-        return __import__(module)
-    except ImportError:
-        sys.path.append(str(REPO.parent / worktree / "Tools"))
-        return __import__(module)
-
-
 DUTS_LICENCE = ("Trained on DUTS-TR (Wang et al., 'Learning to Detect Salient Objects with Image-level "
                 "Supervision', CVPR 2017; images from ImageNet DET and SUN), distributed for research use")
 
@@ -166,7 +156,7 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
-    export_torch = _import_sibling("export_torch", "wt-executor")
+    import export_torch
     command = " ".join(sys.argv[1:])
 
     model, ckpt = load_checkpoint(a.checkpoint, a.which)
@@ -201,7 +191,7 @@ def main():
         cases = write_fixtures(shipped, Path(a.fixtures), out, command)
         print(f"wrote {len(cases)} parity cases to {a.fixtures}")
         try:
-            ref = _import_sibling("liftgraph_ref", "wt-person")
+            import liftgraph_ref as ref
         except ImportError:
             ref = None
         if ref is not None:
