@@ -29,15 +29,7 @@ enum SamplePhotos {
 
     /// A committed 8-bit RGB fixture as an opaque RGBA PNG.
     private static func png(_ fixture: String, width: Int, height: Int) throws -> [UInt8] {
-        let rgb = try Fixtures.bytes(fixture)
-        precondition(rgb.count == width * height * 3, "\(fixture) is not \(width)x\(height) RGB")
-        var rgba = [UInt8](repeating: 255, count: width * height * 4)
-        for pixel in 0..<(width * height) {
-            rgba[pixel * 4] = rgb[pixel * 3]
-            rgba[pixel * 4 + 1] = rgb[pixel * 3 + 1]
-            rgba[pixel * 4 + 2] = rgb[pixel * 3 + 2]
-        }
-        return try PNGEncoder.encode(RGBAImage(width: width, height: height, pixels: rgba))
+        try PNGEncoder.encode(try Fixtures.opaqueImage(rgb: fixture, width: width, height: height))
     }
 
     /// Decodes a PNG the binary wrote.
