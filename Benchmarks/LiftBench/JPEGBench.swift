@@ -56,7 +56,7 @@ func runJPEGBench(_ arguments: [String]) {
                 rgb[p * 3 + 1] = last.pixels[p * 4 + 1]
                 rgb[p * 3 + 2] = last.pixels[p * 4 + 2]
             }
-            FileManager.default.createFile(atPath: file + ".lift.rgb", contents: Data(rgb))
+            _ = FileManager.default.createFile(atPath: file + ".lift.rgb", contents: Data(rgb))
         }
         times.sort()
         cpuTimes.sort()

@@ -105,7 +105,7 @@ func runMaskBench(_ arguments: [String]) {
     let megapixels = Double(width * height) / 1e6
     let mask = blobMask(width: width, height: height, blobs: 50)
     let header = Array("P5\n\(width) \(height)\n255\n".utf8)
-    FileManager.default.createFile(atPath: directory + "/mask.pgm", contents: Data(header + mask.pixels))
+    _ = FileManager.default.createFile(atPath: directory + "/mask.pgm", contents: Data(header + mask.pixels))
     let image = photo(for: mask)
     let map = probabilityMap(of: mask, size: 320)
     let binary = FloatMap(width: width, height: height, values: mask.pixels.map { $0 != 0 ? 1 : 0 })
@@ -151,7 +151,7 @@ func runMaskBench(_ arguments: [String]) {
     results["components"] = Double(components.count)
     results["foreground_pixels"] = Double(components.reduce(0) { $0 + $1.area })
     if let json = try? JSONSerialization.data(withJSONObject: results, options: [.sortedKeys, .prettyPrinted]) {
-        FileManager.default.createFile(atPath: directory + "/swift.json", contents: json)
+        _ = FileManager.default.createFile(atPath: directory + "/swift.json", contents: json)
     }
     print("wrote \(directory)/mask.pgm and \(directory)/swift.json; now run: /work/venv/bin/python Benchmarks/mask_peer.py \(directory)")
 }
@@ -243,7 +243,7 @@ func runMaskQuality(_ arguments: [String]) {
                       let over = try? variant.image(for: variant.subjects, background: magenta) else { continue }
                 var ppm = Array("P6\n\(over.width) \(over.height)\n255\n".utf8)
                 for p in 0 ..< over.pixelCount { ppm += over.pixels[p * 4 ..< p * 4 + 3] }
-                FileManager.default.createFile(atPath: "\(dump)/\(key)-over-\(suffix).ppm", contents: Data(ppm))
+                _ = FileManager.default.createFile(atPath: "\(dump)/\(key)-over-\(suffix).ppm", contents: Data(ppm))
             }
         }
         counted += 1
