@@ -25,9 +25,9 @@ private func readmeExample(photoPath: String, outputDirectory: String) throws ->
 }
 
 @Test func readmeExampleRuns() throws {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lift-readme-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let directory = scratch.path
     // The astronaut fixture (256×256 RGB) as a PNG file.
     let photo = try Fixtures.opaqueImage(rgb: "person/astronaut.rgb", width: 256, height: 256)
     try ImageFiles.savePNG(photo, to: directory + "/astronaut.png")
