@@ -5,15 +5,10 @@ import TestSupport
 /// Small photos for the end-to-end tests, made at run time from committed fixtures, and a check for
 /// whether any model weights exist.
 enum SamplePhotos {
-    /// Whether some model's weights are present (`$LIFT_WEIGHTS` or `Weights/` of this checkout),
-    /// which the cut-out tests need.
-    static let weightsAvailable: Bool = {
-        let directory = ProcessInfo.processInfo.environment["LIFT_WEIGHTS"]
-            ?? Fixtures.repositoryRoot.appendingPathComponent("Weights").path
-        return ["person.safetensors", "subject.safetensors"].contains {
-            FileManager.default.fileExists(atPath: (directory as NSString).appendingPathComponent($0))
-        }
-    }()
+    /// Whether some model's weights can be found the way the binary looks for them (`ModelCatalog`:
+    /// `$LIFT_WEIGHTS`, else a `Weights/` above the executable or in this checkout); the cut-out
+    /// tests need them.
+    static let weightsAvailable: Bool = [ModelName.person, .subject].contains { (try? ModelCatalog.url(for: $0)) != nil }
 
     /// The reason printed when the model-dependent tests are skipped.
     static let noWeights = "no model weights (Weights/person.safetensors or subject.safetensors, or $LIFT_WEIGHTS): cut-out tests skipped"
