@@ -67,9 +67,3 @@ func runJPEGBench(_ arguments: [String]) {
     }
 }
 
-/// CPU seconds used so far by the calling thread.
-private func threadCPUSeconds() -> Double {
-    var time = timespec()
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
-    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-}

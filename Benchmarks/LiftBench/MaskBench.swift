@@ -7,15 +7,6 @@
 import Foundation
 import Lift
 
-/// Process CPU time (user + system) in milliseconds.
-private func cpuMilliseconds() -> Double {
-    var usage = rusage()
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    let user = Double(usage.ru_utime.tv_sec) * 1000 + Double(usage.ru_utime.tv_usec) / 1000
-    let system = Double(usage.ru_stime.tv_sec) * 1000 + Double(usage.ru_stime.tv_usec) / 1000
-    return user + system
-}
-
 /// Milliseconds of `body` after one warm-up: wall-clock best and median over `runs` runs, and the
 /// least CPU time of a run (all threads together). On a shared machine the CPU time is the steadier
 /// figure: it does not grow while the process waits for a core.
@@ -25,9 +16,9 @@ private func measure(runs: Int, _ body: () -> Void) -> (best: Double, median: Do
     var cpu = Double.infinity
     for _ in 0 ..< runs {
         let start = DispatchTime.now().uptimeNanoseconds
-        let startCPU = cpuMilliseconds()
+        let startCPU = processCPUSeconds() * 1000
         body()
-        cpu = min(cpu, cpuMilliseconds() - startCPU)
+        cpu = min(cpu, processCPUSeconds() * 1000 - startCPU)
         times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
     }
     times.sort()

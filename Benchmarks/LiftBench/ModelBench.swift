@@ -69,13 +69,6 @@ private struct BenchError: Error, CustomStringConvertible {
     var description: String { message }
 }
 
-/// CPU time the calling thread has used, in milliseconds.
-private func threadCPUMilliseconds() -> Double {
-    var time = timespec()
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
-    return Double(time.tv_sec) * 1e3 + Double(time.tv_nsec) / 1e6
-}
-
 /// Median of `values` (non-empty).
 private func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
@@ -103,10 +96,10 @@ private func benchmarkU2NetSmall(size: Int, runs: Int, rounds: Int, threads: [In
         for _ in 0 ..< rounds {
             var times: [Double] = []
             for _ in 0 ..< runs {
-                let start = DispatchTime.now().uptimeNanoseconds, startCPU = threadCPUMilliseconds()
+                let start = DispatchTime.now().uptimeNanoseconds, startCPU = threadCPUSeconds() * 1e3
                 try model.run(input, into: output, threads: count)
                 times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
-                liftCPU.append(threadCPUMilliseconds() - startCPU)
+                liftCPU.append(threadCPUSeconds() * 1e3 - startCPU)
             }
             let peerOutput = "\(prefix).ort\(count).f32"
             let report = try runPython(["Benchmarks/model_peer.py", "--onnx", prefix + ".onnx", "--input", prefix + ".input.f32",
