@@ -56,7 +56,7 @@ func runJPEGBench(_ arguments: [String]) {
                 rgb[p * 3 + 1] = last.pixels[p * 4 + 1]
                 rgb[p * 3 + 2] = last.pixels[p * 4 + 2]
             }
-            FileManager.default.createFile(atPath: file + ".lift.rgb", contents: Data(rgb))
+            _ = FileManager.default.createFile(atPath: file + ".lift.rgb", contents: Data(rgb))
         }
         times.sort()
         cpuTimes.sort()
@@ -67,9 +67,3 @@ func runJPEGBench(_ arguments: [String]) {
     }
 }
 
-/// CPU seconds used so far by the calling thread.
-private func threadCPUSeconds() -> Double {
-    var time = timespec()
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
-    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-}

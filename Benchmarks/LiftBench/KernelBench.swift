@@ -123,10 +123,7 @@ enum BenchClock {
     func now() -> Double {
         switch self {
         case .wall: return Double(DispatchTime.now().uptimeNanoseconds) / 1e9
-        case .threadCPU:
-            var spec = timespec()
-            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
-            return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+        case .threadCPU: return threadCPUSeconds()
         }
     }
 }

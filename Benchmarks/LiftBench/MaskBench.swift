@@ -7,15 +7,6 @@
 import Foundation
 import Lift
 
-/// Process CPU time (user + system) in milliseconds.
-private func cpuMilliseconds() -> Double {
-    var usage = rusage()
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    let user = Double(usage.ru_utime.tv_sec) * 1000 + Double(usage.ru_utime.tv_usec) / 1000
-    let system = Double(usage.ru_stime.tv_sec) * 1000 + Double(usage.ru_stime.tv_usec) / 1000
-    return user + system
-}
-
 /// Milliseconds of `body` after one warm-up: wall-clock best and median over `runs` runs, and the
 /// least CPU time of a run (all threads together). On a shared machine the CPU time is the steadier
 /// figure: it does not grow while the process waits for a core.
@@ -25,9 +16,9 @@ private func measure(runs: Int, _ body: () -> Void) -> (best: Double, median: Do
     var cpu = Double.infinity
     for _ in 0 ..< runs {
         let start = DispatchTime.now().uptimeNanoseconds
-        let startCPU = cpuMilliseconds()
+        let startCPU = processCPUSeconds() * 1000
         body()
-        cpu = min(cpu, cpuMilliseconds() - startCPU)
+        cpu = min(cpu, processCPUSeconds() * 1000 - startCPU)
         times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
     }
     times.sort()
@@ -105,7 +96,7 @@ func runMaskBench(_ arguments: [String]) {
     let megapixels = Double(width * height) / 1e6
     let mask = blobMask(width: width, height: height, blobs: 50)
     let header = Array("P5\n\(width) \(height)\n255\n".utf8)
-    FileManager.default.createFile(atPath: directory + "/mask.pgm", contents: Data(header + mask.pixels))
+    _ = FileManager.default.createFile(atPath: directory + "/mask.pgm", contents: Data(header + mask.pixels))
     let image = photo(for: mask)
     let map = probabilityMap(of: mask, size: 320)
     let binary = FloatMap(width: width, height: height, values: mask.pixels.map { $0 != 0 ? 1 : 0 })
@@ -151,7 +142,7 @@ func runMaskBench(_ arguments: [String]) {
     results["components"] = Double(components.count)
     results["foreground_pixels"] = Double(components.reduce(0) { $0 + $1.area })
     if let json = try? JSONSerialization.data(withJSONObject: results, options: [.sortedKeys, .prettyPrinted]) {
-        FileManager.default.createFile(atPath: directory + "/swift.json", contents: json)
+        _ = FileManager.default.createFile(atPath: directory + "/swift.json", contents: json)
     }
     print("wrote \(directory)/mask.pgm and \(directory)/swift.json; now run: /work/venv/bin/python Benchmarks/mask_peer.py \(directory)")
 }
@@ -243,7 +234,7 @@ func runMaskQuality(_ arguments: [String]) {
                       let over = try? variant.image(for: variant.subjects, background: magenta) else { continue }
                 var ppm = Array("P6\n\(over.width) \(over.height)\n255\n".utf8)
                 for p in 0 ..< over.pixelCount { ppm += over.pixels[p * 4 ..< p * 4 + 3] }
-                FileManager.default.createFile(atPath: "\(dump)/\(key)-over-\(suffix).ppm", contents: Data(ppm))
+                _ = FileManager.default.createFile(atPath: "\(dump)/\(key)-over-\(suffix).ppm", contents: Data(ppm))
             }
         }
         counted += 1

@@ -1,6 +1,7 @@
 import Foundation
 import Lift
 import LiftTensor
+import TestSupport
 
 /// `lift-bench model [--size 320] [--runs 5] [--rounds 3] [--threads 1,2] [--work Benchmarks/.work] [--profile]`:
 /// U²-Net-small (random seeded weights) in Lift and in onnxruntime on the same input, same threads.
@@ -68,24 +69,10 @@ private struct BenchError: Error, CustomStringConvertible {
     var description: String { message }
 }
 
-/// CPU time the calling thread has used, in milliseconds.
-private func threadCPUMilliseconds() -> Double {
-    var time = timespec()
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
-    return Double(time.tv_sec) * 1e3 + Double(time.tv_nsec) / 1e6
-}
-
 /// Median of `values` (non-empty).
 private func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
     return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-}
-
-private func readFloats(_ path: String) throws -> [Float] {
-    let data = try Data(contentsOf: URL(fileURLWithPath: path))
-    return data.withUnsafeBytes { raw in
-        (0 ..< data.count / 4).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))) }
-    }
 }
 
 private func benchmarkU2NetSmall(size: Int, runs: Int, rounds: Int, threads: [Int], work: String, profile: Bool) throws {
@@ -96,7 +83,7 @@ private func benchmarkU2NetSmall(size: Int, runs: Int, rounds: Int, threads: [In
     }
     let model = try Model(contentsOf: URL(fileURLWithPath: prefix + ".safetensors"))
     let shape = TensorShape(n: 1, h: size, w: size, c: 3)
-    let input = Tensor(shape: shape, values: try readFloats(prefix + ".input.f32"))
+    let input = Tensor(shape: shape, values: try Fixtures.float32s(contentsOf: URL(fileURLWithPath: prefix + ".input.f32")))
     let output = Tensor(shape: try model.outputShape(forInput: shape))
     let flops = try model.convolutionFLOPs(forInput: shape)
     print("U²-Net-small \(size)×\(size), \(String(format: "%.2f", flops / 1e9)) GFLOP (convolutions); "
@@ -109,10 +96,10 @@ private func benchmarkU2NetSmall(size: Int, runs: Int, rounds: Int, threads: [In
         for _ in 0 ..< rounds {
             var times: [Double] = []
             for _ in 0 ..< runs {
-                let start = DispatchTime.now().uptimeNanoseconds, startCPU = threadCPUMilliseconds()
+                let start = DispatchTime.now().uptimeNanoseconds, startCPU = threadCPUSeconds() * 1e3
                 try model.run(input, into: output, threads: count)
                 times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
-                liftCPU.append(threadCPUMilliseconds() - startCPU)
+                liftCPU.append(threadCPUSeconds() * 1e3 - startCPU)
             }
             let peerOutput = "\(prefix).ort\(count).f32"
             let report = try runPython(["Benchmarks/model_peer.py", "--onnx", prefix + ".onnx", "--input", prefix + ".input.f32",
@@ -123,7 +110,7 @@ private func benchmarkU2NetSmall(size: Int, runs: Int, rounds: Int, threads: [In
                   let peerTimes = fields["times_ms"] as? [Double], !peerTimes.isEmpty,
                   let peerThreadCPU = fields["thread_cpu_ms"] as? [Double]
             else { throw BenchError(message: "model_peer.py printed no result: \(report)") }
-            let reference = try readFloats(peerOutput)
+            let reference = try Fixtures.float32s(contentsOf: URL(fileURLWithPath: peerOutput))
             difference = max(difference, zip(output.toArray(), reference).reduce(Float(0)) { max($0, abs($1.0 - $1.1)) })
             lift += times
             peer += peerTimes

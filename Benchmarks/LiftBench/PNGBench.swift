@@ -47,17 +47,11 @@ func runPNGBench(_ arguments: [String]) {
 private func bestOf(_ repeats: Int, _ body: () throws -> Void) throws -> Double {
     var best = Double.infinity
     for _ in 0..<max(1, repeats) {
-        let start = cpuSeconds()
+        let start = processCPUSeconds()
         try body()
-        best = min(best, cpuSeconds() - start)
+        best = min(best, processCPUSeconds() - start)
     }
     return best
-}
-
-private func cpuSeconds() -> Double {
-    var t = timespec()
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t)
-    return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
 }
 
 /// RGBA8 pixels reduced to the first channels of `layout` (grey takes R, RGB drops A).

@@ -22,14 +22,15 @@ public enum AtomicFile {
         let base = (path as NSString).lastPathComponent
         let template = (directory.isEmpty ? "." : directory) + "/.\(base).tmp-XXXXXX"
         var templateBytes = Array(template.utf8CString)
-        let fd = templateBytes.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        let fd = templateBytes.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
         guard fd >= 0 else { throw WriteError(path: path, reason: systemError()) }
         let tempPath = String(decoding: templateBytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         var written = 0
         var failure: String?
         bytes.withUnsafeBytes { raw in
+            guard let start = raw.baseAddress else { return }  // nothing to write
             while written < raw.count {
-                let n = Foundation.write(fd, raw.baseAddress! + written, raw.count - written)
+                let n = Foundation.write(fd, start + written, raw.count - written)
                 if n < 0 {
                     if errno == EINTR { continue }
                     failure = systemError(); return

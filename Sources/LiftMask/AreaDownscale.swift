@@ -31,7 +31,7 @@ public enum AreaDownscale {
                 nonisolated(unsafe) let dst = dst
                 Parallel.forEach(count: image.height, threads: threads, minimumPerPart: 16) { range in
                     for y in range {
-                        let row = src.baseAddress! + y &* sourceWidth &* 4
+                        let row = src.nonEmptyBase + y &* sourceWidth &* 4
                         for x in 0 ..< width {
                             var sum = SIMD4<Float>()
                             for t in columns.offsets[x] ..< columns.offsets[x + 1] {

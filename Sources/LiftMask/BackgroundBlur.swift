@@ -17,11 +17,11 @@ enum BackgroundBlur {
         defer { scratch.deallocate() }
         let boxRadius = grid.lowRadius(Double(radius) / 3)
         planes.withUnsafeMutableBufferPointer { buffer in
-            let p = buffer.baseAddress!
+            let p = buffer.nonEmptyBase
             nonisolated(unsafe) let planes = p
             photo.pixels.withUnsafeBufferPointer { rgba in
                 alpha.values.withUnsafeBufferPointer { a in
-                    BlockAverage.rgbAndMap(rgba: rgba.baseAddress!, map: a.baseAddress!, width: photo.width,
+                    BlockAverage.rgbAndMap(rgba: rgba.nonEmptyBase, map: a.nonEmptyBase, width: photo.width,
                                            height: photo.height, block: grid.block, into: (p, p + n, p + 2 * n, p + 3 * n),
                                            threads: threads)
                 }

@@ -112,7 +112,7 @@ enum BoxFilter {
     private static func scale(_ accumulator: UnsafeMutablePointer<Float>, by rowScale: Float, columnScales: [Float],
                               into out: UnsafeMutablePointer<Float>, width: Int) {
         columnScales.withUnsafeBufferPointer { columnScales in
-            let columns = columnScales.baseAddress!
+            let columns = columnScales.nonEmptyBase
             var x = 0
             while x &+ 16 <= width {
                 let a = UnsafeRawPointer(accumulator + x).loadUnaligned(as: SIMD16<Float>.self)

@@ -41,14 +41,14 @@ public enum Compositor {
                         for fy in rows {
                             let y = frame.y + fy
                             backdrop.fill(back, y: min(max(y, 0), height - 1), x: frame.x, count: frame.width, photoWidth: width)
-                            let row = out.baseAddress! + fy &* frame.width &* 4
+                            let row = out.nonEmptyBase + fy &* frame.width &* 4
                             for fx in 0 ..< frame.width {
                                 let x = frame.x &+ fx
                                 var foreground = SIMD4<Float>()
                                 var coverage: Float = 0
                                 if x >= 0, y >= 0, x < width, y < height {
                                     let i = y &* width &+ x
-                                    let p = src.baseAddress! + i &* 4
+                                    let p = src.nonEmptyBase + i &* 4
                                     foreground = SIMD4(Float(p[0]), Float(p[1]), Float(p[2]), 0)
                                     let value = a[i]  // clamped so any map (even NaN) gives a valid pixel
                                     coverage = (value > 0 ? min(value, 1) : 0) * Float(p[3]) * (1 / 255)
@@ -138,7 +138,7 @@ private struct Backdrop: @unchecked Sendable {
         case let .blurred(planes, grid):
             planes.withUnsafeBufferPointer { planes in
                 for i in 0 ..< count {
-                    var color = grid.sample3(planes.baseAddress!, x: min(max(x &+ i, 0), photoWidth - 1), y: y)
+                    var color = grid.sample3(planes.nonEmptyBase, x: min(max(x &+ i, 0), photoWidth - 1), y: y)
                     color[3] = 1
                     row[i] = color
                 }

@@ -29,7 +29,7 @@ public enum ForegroundEstimation {
         nonisolated(unsafe) let planes = p
         photo.pixels.withUnsafeBufferPointer { rgba in
             alpha.values.withUnsafeBufferPointer { a in
-                BlockAverage.rgbAndMap(rgba: rgba.baseAddress!, map: a.baseAddress!, width: photo.width, height: photo.height,
+                BlockAverage.rgbAndMap(rgba: rgba.nonEmptyBase, map: a.nonEmptyBase, width: photo.width, height: photo.height,
                                        block: grid.block, into: (p, p + n, p + 2 * n, p + 3 * n), threads: threads)
             }
         }

@@ -57,7 +57,7 @@ public struct GuidedFilter: Sendable, Hashable {
         nonisolated(unsafe) let p = planes
         guide.pixels.withUnsafeBufferPointer { rgba in
             input.values.withUnsafeBufferPointer { values in
-                BlockAverage.rgbAndMap(rgba: rgba.baseAddress!, map: values.baseAddress!, width: width, height: height,
+                BlockAverage.rgbAndMap(rgba: rgba.nonEmptyBase, map: values.nonEmptyBase, width: width, height: height,
                                        block: s, mapThreshold: inputThreshold, into: (p, p + n, p + 2 * n, p + 3 * n), threads: threads)
             }
         }
@@ -123,8 +123,8 @@ public struct GuidedFilter: Sendable, Hashable {
                             let bottom = SIMD4(a0[r1 &+ i], a1[r1 &+ i], a2[r1 &+ i], b[r1 &+ i])
                             blended[i] = (top + wy * (bottom - top)) * SIMD4(1 / 255, 1 / 255, 1 / 255, 1)
                         }
-                        let pixel = rgba.baseAddress! + y &* width &* 4
-                        let row = out.baseAddress! + y &* width
+                        let pixel = rgba.nonEmptyBase + y &* width &* 4
+                        let row = out.nonEmptyBase + y &* width
                         for x in 0 ..< width {
                             let left = blended[first[x]], right = blended[second[x]]
                             let c = left + weight[x] * (right - left)

@@ -79,7 +79,7 @@ public enum MaskResize {
                             let a = src[r0 &+ i]
                             blended[i] = a + wy * (src[r1 &+ i] - a)
                         }
-                        let out = dst.baseAddress! + y &* width
+                        let out = dst.nonEmptyBase + y &* width
                         for x in 0 ..< width {
                             let a = blended[first[x]]
                             out[x] = a + weight[x] * (blended[second[x]] - a)

@@ -40,7 +40,7 @@ public struct OwnershipMap: Sendable {
                 Parallel.forEach(count: gh, threads: threads, minimumPerPart: 8) { rows in
                     for gy in rows {
                         for y in gy * s ..< min(gy * s + s, height) {
-                            let row = source.baseAddress! + y &* width
+                            let row = source.nonEmptyBase + y &* width
                             for gx in 0 ..< gw {
                                 var best = grid[gy &* gw &+ gx]
                                 for x in gx &* s ..< min(gx &* s &+ s, width) { best = max(best, row[x]) }
@@ -49,7 +49,7 @@ public struct OwnershipMap: Sendable {
                         }
                     }
                 }
-                Self.chamfer(grid.baseAddress!, width: gw, height: gh, limit: Int32(3 * max(1, (reach + s - 1) / s)))
+                Self.chamfer(grid.nonEmptyBase, width: gw, height: gh, limit: Int32(3 * max(1, (reach + s - 1) / s)))
             }
         }
         self.grid = grid
@@ -127,7 +127,7 @@ public struct OwnershipMap: Sendable {
         forEachRow(labels: labels, output: &output, threads: threads) { row, labels, owners, out in
             table.withUnsafeBufferPointer { table in
                 alpha.values.withUnsafeBufferPointer { alpha in
-                    let alpha = alpha.baseAddress! + row
+                    let alpha = alpha.nonEmptyBase + row
                     for x in 0 ..< width {
                         let label = labels[x]
                         out[x] = table[Int(label != 0 ? label : owners[x / block])] ? alpha[x] : 0
@@ -149,7 +149,7 @@ public struct OwnershipMap: Sendable {
                     Parallel.forEach(count: height, threads: threads, minimumPerPart: 16) { rows in
                         for y in rows {
                             let row = y &* width
-                            body(row, labels.baseAddress! + row, grid.baseAddress! + (y / block) &* gridWidth, out.baseAddress! + row)
+                            body(row, labels.nonEmptyBase + row, grid.nonEmptyBase + (y / block) &* gridWidth, out.nonEmptyBase + row)
                         }
                     }
                 }

@@ -47,7 +47,7 @@ struct RunComponents {
                 Parallel.forEach(count: bandCount, threads: threads) { range in
                     for band in range {
                         let rows = band * Self.bandRows ..< min((band + 1) * Self.bandRows, height)
-                        bands[band].scan(pixels: pixels.baseAddress!, width: width, rows: rows,
+                        bands[band].scan(pixels: pixels.nonEmptyBase, width: width, rows: rows,
                                          background: background, eight: eight, rowCounts: offsets)
                     }
                 }
@@ -79,7 +79,7 @@ struct RunComponents {
                 parent.withUnsafeMutableBufferPointer { parent in
                     for band in 1 ..< max(bandCount, 1) {
                         let y = band * Self.bandRows
-                        RunUnion.unionRows(start: start.baseAddress!, end: end.baseAddress!, parent: parent.baseAddress!,
+                        RunUnion.unionRows(start: start.nonEmptyBase, end: end.nonEmptyBase, parent: parent.nonEmptyBase,
                                            above: offsets[y - 1] ..< offsets[y], current: offsets[y] ..< offsets[y + 1],
                                            eight: eight)
                     }
@@ -150,7 +150,7 @@ struct RunComponents {
                 nonisolated(unsafe) let sums = sums
                 Parallel.forEach(count: height, threads: threads, minimumPerPart: 64) { rows in
                     for y in rows {
-                        let row = values.baseAddress! + y &* width
+                        let row = values.nonEmptyBase + y &* width
                         for r in rowOffsets[y] ..< rowOffsets[y + 1] {
                             var sum: Float = 0
                             for x in Int(runStart[r]) ..< Int(runEnd[r]) { sum += row[x] }
@@ -171,7 +171,7 @@ struct RunComponents {
             nonisolated(unsafe) let buffer = buffer
             Parallel.forEach(count: height, threads: threads, minimumPerPart: 32) { rows in
                 for y in rows {
-                    let row = buffer.baseAddress! + y &* width
+                    let row = buffer.nonEmptyBase + y &* width
                     var x = 0
                     for r in rowOffsets[y] ..< rowOffsets[y + 1] {
                         let s = Int(runStart[r]), e = Int(runEnd[r])
@@ -193,7 +193,7 @@ struct RunComponents {
             for y in 0 ..< height {
                 for r in rowOffsets[y] ..< rowOffsets[y + 1] where selected[Int(component[r])] {
                     let s = y * width + Int(runStart[r])
-                    (pixels.baseAddress! + s).update(repeating: value, count: Int(runEnd[r] - runStart[r]))
+                    (pixels.nonEmptyBase + s).update(repeating: value, count: Int(runEnd[r] - runStart[r]))
                 }
             }
         }

@@ -102,6 +102,7 @@ public struct InputSpec: Sendable, Equatable {
             outputActivation: try named(raw.outputActivation, "output_activation"))
     }
 
+    /// Field-by-field equality (written out because `range` is a tuple, which cannot synthesise it).
     public static func == (a: InputSpec, b: InputSpec) -> Bool {
         a.name == b.name && a.height == b.height && a.width == b.width && a.color == b.color
             && a.range == b.range && a.mean == b.mean && a.std == b.std && a.resize == b.resize

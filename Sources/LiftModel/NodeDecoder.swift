@@ -41,7 +41,8 @@ struct NodeDecoder {
             operation = .concat
         case "add", "mul", "sub":
             try expectInputs(2 ... 2)
-            operation = .binary(BinaryOp(rawValue: op) ?? .add, try attributes.activation())
+            guard let kind = BinaryOp(rawValue: op) else { preconditionFailure("BinaryOp has no case \(op)") }
+            operation = .binary(kind, try attributes.activation())
         case "pad":
             try expectInputs(1 ... 1)
             operation = .pad(try attributes.pads("pads"), value: Float(try attributes.number("value", default: 0)))

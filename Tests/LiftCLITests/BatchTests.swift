@@ -1,6 +1,7 @@
 import Foundation
 import Lift
 import Testing
+import TestSupport
 
 /// Batches end to end: failures mixed in, unwritable outputs, resuming, overwriting, recursion.
 @Suite(.enabled(if: SamplePhotos.weightsAvailable, "\(SamplePhotos.noWeights)"))

@@ -1,6 +1,7 @@
 import Foundation
 import Lift
 import Testing
+import TestSupport
 
 /// The cut-out action end to end on a real photo: every option family, through the built binary.
 @Suite(.enabled(if: SamplePhotos.weightsAvailable, "\(SamplePhotos.noWeights)"))

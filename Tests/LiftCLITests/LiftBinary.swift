@@ -54,34 +54,3 @@ enum LiftBinary {
                       standardError: String(decoding: errBytes, as: UTF8.self))
     }
 }
-
-/// A fresh temporary directory, removed by `remove()`.
-struct ScratchDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("lift-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    /// The path of `name` inside the directory.
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-
-    /// Copies a fixture (relative to `Tests/Fixtures`) to `name` inside the directory.
-    func copyFixture(_ fixture: String, to name: String) throws {
-        let destination = url.appendingPathComponent(name)
-        try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: Fixtures.url(fixture), to: destination)
-    }
-
-    /// Writes `bytes` to `name` inside the directory.
-    func write(_ bytes: [UInt8], to name: String) throws {
-        let destination = url.appendingPathComponent(name)
-        try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try Data(bytes).write(to: destination)
-    }
-
-    func exists(_ name: String) -> Bool { FileManager.default.fileExists(atPath: path(name)) }
-
-    func remove() { try? FileManager.default.removeItem(at: url) }
-}

@@ -5,15 +5,10 @@ import TestSupport
 /// Small photos for the end-to-end tests, made at run time from committed fixtures, and a check for
 /// whether any model weights exist.
 enum SamplePhotos {
-    /// Whether some model's weights are present (`$LIFT_WEIGHTS` or `Weights/` of this checkout),
-    /// which the cut-out tests need.
-    static let weightsAvailable: Bool = {
-        let directory = ProcessInfo.processInfo.environment["LIFT_WEIGHTS"]
-            ?? Fixtures.repositoryRoot.appendingPathComponent("Weights").path
-        return ["person.safetensors", "subject.safetensors"].contains {
-            FileManager.default.fileExists(atPath: (directory as NSString).appendingPathComponent($0))
-        }
-    }()
+    /// Whether some model's weights can be found the way the binary looks for them (`ModelCatalog`:
+    /// `$LIFT_WEIGHTS`, else a `Weights/` above the executable or in this checkout); the cut-out
+    /// tests need them.
+    static let weightsAvailable: Bool = [ModelName.person, .subject].contains { (try? ModelCatalog.url(for: $0)) != nil }
 
     /// The reason printed when the model-dependent tests are skipped.
     static let noWeights = "no model weights (Weights/person.safetensors or subject.safetensors, or $LIFT_WEIGHTS): cut-out tests skipped"
@@ -29,15 +24,7 @@ enum SamplePhotos {
 
     /// A committed 8-bit RGB fixture as an opaque RGBA PNG.
     private static func png(_ fixture: String, width: Int, height: Int) throws -> [UInt8] {
-        let rgb = try Fixtures.bytes(fixture)
-        precondition(rgb.count == width * height * 3, "\(fixture) is not \(width)x\(height) RGB")
-        var rgba = [UInt8](repeating: 255, count: width * height * 4)
-        for pixel in 0..<(width * height) {
-            rgba[pixel * 4] = rgb[pixel * 3]
-            rgba[pixel * 4 + 1] = rgb[pixel * 3 + 1]
-            rgba[pixel * 4 + 2] = rgb[pixel * 3 + 2]
-        }
-        return try PNGEncoder.encode(RGBAImage(width: width, height: height, pixels: rgba))
+        try PNGEncoder.encode(try Fixtures.opaqueImage(rgb: fixture, width: width, height: height))
     }
 
     /// Decodes a PNG the binary wrote.

@@ -1,6 +1,7 @@
 import LiftImage
 import Foundation
 import Testing
+import TestSupport
 
 @Test func rgbaFillSetsEverySample() {
     let image = RGBAImage(width: 3, height: 2, fill: (1, 2, 3, 4))
@@ -15,9 +16,9 @@ import Testing
 }
 
 @Test func atomicWriteReplacesAndRefusesWhenAsked() throws {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("lift-atomic-\(getpid())")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: dir) }
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let dir = scratch.url
     let path = dir.appendingPathComponent("out.bin").path
     try AtomicFile.write([1, 2, 3], to: path)
     try AtomicFile.write([4, 5], to: path)

@@ -22,9 +22,9 @@ import Testing
     }
 
     @Test func writesAtomicallyAndReadsBack() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("lift-png-io-\(getpid())")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let dir = scratch.url
         let path = dir.appendingPathComponent("out.png").path
         let image = try PNGDecoder.decode(try Fixtures.bytes("png/ct6-d16-plain.png")).image
         try ImageIO.writePNG(image, to: path)

@@ -82,7 +82,7 @@ func thrownError<E: Error>(_ type: E.Type, _ body: () throws -> Void) -> E? {
             case "IDAT" where chunk.offset == idats.last?.offset:
                 #expect(throws: PNGParsingError.missingIEND) { try PNGDecoder.decode(cut) }
             case "IDAT":
-                let error = thrownError(PNGDataError.self) { try PNGDecoder.decode(cut) }
+                let error = thrownError(PNGDataError.self) { _ = try PNGDecoder.decode(cut) }
                 guard case .truncatedImageData(let offset, let missing)? = error else { Issue.record("\(String(describing: error))"); continue }
                 #expect(offset == chunk.offset && missing > 0)
             default:
@@ -90,7 +90,7 @@ func thrownError<E: Error>(_ type: E.Type, _ body: () throws -> Void) -> E? {
             }
             // Cut inside this chunk: in its header, its payload, its CRC.
             for inside in Set([chunk.offset + 3, chunk.offset + 8 + (chunk.length - 12) / 2, end - 1]) where inside > chunk.offset {
-                let error = thrownError(PNGLexingError.self) { try PNGDecoder.decode(Array(file[..<inside])) }
+                let error = thrownError(PNGLexingError.self) { _ = try PNGDecoder.decode(Array(file[..<inside])) }
                 guard case .truncatedChunk(let offset, _, _, let available)? = error else { Issue.record("\(String(describing: error))"); continue }
                 #expect(offset == chunk.offset && available == inside - chunk.offset)
             }
@@ -103,7 +103,7 @@ func thrownError<E: Error>(_ type: E.Type, _ body: () throws -> Void) -> E? {
             var broken = file
             broken[chunk.offset + chunk.length - 1] ^= 0x01
             if chunk.type.first!.isUppercase {
-                let error = thrownError(PNGLexingError.self) { try PNGDecoder.decode(broken) }
+                let error = thrownError(PNGLexingError.self) { _ = try PNGDecoder.decode(broken) }
                 guard case .checksumMismatch(let offset, let name, _, _)? = error else { Issue.record("\(chunk.type): \(String(describing: error))"); continue }
                 #expect(offset == chunk.offset && name == chunk.type)
             } else {
@@ -195,7 +195,7 @@ func thrownError<E: Error>(_ type: E.Type, _ body: () throws -> Void) -> E? {
         #expect(throws: PNGParsingError.limitExceeded(limit: "pixels", value: 10_000_000_000, maximum: 200_000_000)) {
             try PNGDecoder.decode(try Fixtures.bytes("png/bomb-huge-declared.png"))
         }
-        let error = thrownError(PNGDataError.self) { try PNGDecoder.decode(try Fixtures.bytes("png/bomb-ratio.png")) }
+        let error = thrownError(PNGDataError.self) { _ = try PNGDecoder.decode(try Fixtures.bytes("png/bomb-ratio.png")) }
         guard case .impossibleCompressionRatio(let compressed, let needed)? = error else { Issue.record("\(String(describing: error))"); return }
         #expect(needed == 12000 * (1 + 12000 * 4) && compressed < 100)
         #expect(throws: PNGDataError.extraImageData(offset: 33)) { try PNGDecoder.decode(try Fixtures.bytes("png/bomb-endless-stream.png")) }
@@ -205,7 +205,7 @@ func thrownError<E: Error>(_ type: E.Type, _ body: () throws -> Void) -> E? {
         }
         let unlimited = DecodingLimits(maxPixels: .max, maxDimension: .max, maxChunkBytes: .max, maxInflatedBytes: .max)
         let error2 = thrownError(PNGParsingError.self) {
-            try PNGDecoder.decode(PNGBytes.signature + PNGBytes.ihdr(width: 0x7FFF_FFFF, height: 0x7FFF_FFFF, colorType: 6), limits: unlimited)
+            _ = try PNGDecoder.decode(PNGBytes.signature + PNGBytes.ihdr(width: 0x7FFF_FFFF, height: 0x7FFF_FFFF, colorType: 6), limits: unlimited)
         }
         guard case .limitExceeded(limit: "pixels", _, _)? = error2 else { Issue.record("\(String(describing: error2))"); return }
         #expect(throws: PNGParsingError.limitExceeded(limit: "width", value: 32, maximum: 31)) {

@@ -6,7 +6,7 @@ import TestSupport
 
 /// Loads a fixture input (NHWC raw Float32) as a tensor of `shape`.
 func fixtureTensor(_ path: String, _ shape: TensorShape) throws -> Tensor {
-    Tensor(shape: shape, values: try SafeTensorsBuilder.floats(fixture: path))
+    Tensor(shape: shape, values: try Fixtures.float32s(path))
 }
 
 /// Largest |a − b| over two equally long arrays.
@@ -21,7 +21,7 @@ func tinyGraphMatchesPyTorch(model name: String, reference: String) throws {
     #expect(model.inputShape == Model.InputShape(name: "image", height: 9, width: 11, channels: 3))
     #expect(model.outputNames == ["mask"])
     let input = try fixtureTensor("graphs/tiny.input.f32", TensorShape(n: 1, h: 9, w: 11, c: 3))
-    let expected = try SafeTensorsBuilder.floats(fixture: "graphs/\(reference).output.f32")
+    let expected = try Fixtures.float32s("graphs/\(reference).output.f32")
     let output = try model.run(input, threads: 1)
     #expect(output.shape == TensorShape(n: 1, h: 9, w: 11, c: 3))
     #expect(maxAbsDifference(output.toArray(), expected) <= 1e-5)
@@ -50,7 +50,7 @@ func tinyGraphMatchesPyTorch(model name: String, reference: String) throws {
     let model = try Model(contentsOf: Fixtures.url("graphs/u2net_small.safetensors"))
     #expect(model.inputShape == Model.InputShape(name: "image", height: nil, width: nil, channels: 3))
     let input = try fixtureTensor("graphs/u2net_small.input.f32", TensorShape(n: 1, h: 64, w: 64, c: 3))
-    let expected = try SafeTensorsBuilder.floats(fixture: "graphs/u2net_small.output.f32")
+    let expected = try Fixtures.float32s("graphs/u2net_small.output.f32")
     let output = try model.run(input)
     #expect(output.shape == TensorShape(n: 1, h: 64, w: 64, c: 1))
     #expect(maxAbsDifference(output.toArray(), expected) <= 1e-4)

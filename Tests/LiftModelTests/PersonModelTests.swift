@@ -19,14 +19,6 @@ struct PersonCase: Decodable, CustomStringConvertible, Sendable {
     }
 }
 
-/// Little-endian Float32 samples of a fixture file.
-func float32Fixture(_ path: String) throws -> [Float] {
-    let bytes = try Fixtures.bytes(path)
-    return stride(from: 0, to: bytes.count - 3, by: 4).map { i in
-        Float(bitPattern: UInt32(bytes[i]) | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2]) << 16 | UInt32(bytes[i + 3]) << 24)
-    }
-}
-
 @Suite("Person model: MediaPipe Selfie Segmentation in parity with TFLite")
 struct PersonModelTests {
     /// Largest accepted |Lift − TFLite| on the probability map.
@@ -42,7 +34,7 @@ struct PersonModelTests {
 
         let input = Tensor(n: 1, h: spec.height, w: spec.width, c: 3)
         Preprocess(spec: spec).normalize(rgb: try Fixtures.bytes("person/\(fixture.name).rgb"), into: input.buffer)
-        let expected = try float32Fixture("person/\(fixture.name).mask.f32")
+        let expected = try Fixtures.float32s("person/\(fixture.name).mask.f32")
         for threads in [1, 2] {
             let output = try model.run(input, threads: threads)
             #expect(output.shape == TensorShape(n: 1, h: spec.height, w: spec.width, c: 1))
@@ -60,13 +52,13 @@ struct PersonModelTests {
         let model = try Model(contentsOf: try ModelCatalog.url(for: .person))
         let preprocess = Preprocess(spec: try InputSpec(json: try #require(model.metadata["lift.input"])))
         let rgb = try Fixtures.bytes("person/\(fixture.name).rgb")
-        let image = rgbaImage(rgb: rgb, width: fixture.width, height: fixture.height)
+        let image = Fixtures.opaqueImage(rgb: rgb, width: fixture.width, height: fixture.height)
         #expect(try preprocess.resampled(image) == rgb)
 
         let input = Tensor(n: 1, h: fixture.height, w: fixture.width, c: 3)
         try preprocess.write(image, into: input.buffer)
         let actual = try model.run(input).toArray()
-        let expected = try float32Fixture("person/\(fixture.name).mask.f32")
+        let expected = try Fixtures.float32s("person/\(fixture.name).mask.f32")
         let maxDelta = zip(actual, expected).map { abs($0 - $1) }.max() ?? .infinity
         #expect(maxDelta <= PersonModelTests.tolerance)
     }

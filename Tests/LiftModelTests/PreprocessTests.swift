@@ -24,17 +24,6 @@ struct WarpCase: Decodable, CustomStringConvertible, Sendable {
     }
 }
 
-/// An opaque RGBA image from 8-bit RGB samples.
-func rgbaImage(rgb: [UInt8], width: Int, height: Int) -> RGBAImage {
-    var pixels = [UInt8](repeating: 255, count: width * height * 4)
-    for i in 0 ..< width * height {
-        pixels[i * 4] = rgb[i * 3]
-        pixels[i * 4 + 1] = rgb[i * 3 + 1]
-        pixels[i * 4 + 2] = rgb[i * 3 + 2]
-    }
-    return RGBAImage(width: width, height: height, pixels: pixels)
-}
-
 @Suite("Preprocess: MediaPipe's stretch and normalisation")
 struct PreprocessTests {
     @Test("The stretch is bit-identical to OpenCV's warpPerspective as MediaPipe sets it up",
@@ -44,7 +33,7 @@ struct PreprocessTests {
         let expected = try Fixtures.bytes("person/preprocess/\(warp.name).tensor.rgb")
         #expect(source.count == warp.sourceWidth * warp.sourceHeight * 3)
         #expect(expected.count == warp.width * warp.height * 3)
-        let image = rgbaImage(rgb: source, width: warp.sourceWidth, height: warp.sourceHeight)
+        let image = Fixtures.opaqueImage(rgb: source, width: warp.sourceWidth, height: warp.sourceHeight)
         let preprocess = Preprocess(spec: try InputSpec(height: warp.height, width: warp.width))
         for threads in [1, 2] {
             let actual = try preprocess.resampled(image, threads: threads)

@@ -33,12 +33,4 @@ enum SafeTensorsBuilder {
         let header = try JSONSerialization.jsonObject(with: Data(bytes[8 ..< 8 + length])) as? [String: Any] ?? [:]
         return (header, Array(bytes[(8 + length)...]))
     }
-
-    /// Raw little-endian Float32 values of a fixture file.
-    static func floats(fixture path: String) throws -> [Float] {
-        let bytes = try Fixtures.bytes(path)
-        return stride(from: 0, to: bytes.count - 3, by: 4).map { i in
-            Float(bitPattern: (0 ..< 4).reduce(UInt32(0)) { $0 | UInt32(bytes[i + $1]) << (8 * UInt32($1)) })
-        }
-    }
 }

@@ -35,8 +35,8 @@ struct SubjectModelTests {
         let model = try Model(contentsOf: try ModelCatalog.url(for: .subject))
         try #require(fixture.input.count == 4 && fixture.output.count == 4)
         let shape = TensorShape(n: fixture.input[0], h: fixture.input[1], w: fixture.input[2], c: fixture.input[3])
-        let input = Tensor(shape: shape, values: try float32Fixture("subject/\(fixture.name).input.f32"))
-        let expected = try float32Fixture("subject/\(fixture.name).output.f32")
+        let input = Tensor(shape: shape, values: try Fixtures.float32s("subject/\(fixture.name).input.f32"))
+        let expected = try Fixtures.float32s("subject/\(fixture.name).output.f32")
         for threads in [1, 2] {
             let output = try model.run(input, threads: threads)
             #expect(output.shape == TensorShape(n: fixture.output[0], h: fixture.output[1], w: fixture.output[2], c: fixture.output[3]))

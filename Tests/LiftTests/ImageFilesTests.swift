@@ -1,17 +1,13 @@
 import Foundation
 import Lift
 import Testing
+import TestSupport
 
 /// A scratch directory path for one test.
-private func scratchPath() throws -> String {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("lift-files-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
-}
-
 @Test func savedImagesLoadBackExactlyAndParentsAreCreated() throws {
-    let directory = try scratchPath()
-    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let directory = scratch.path
     let pixels = (0..<(7 * 5 * 4)).map { UInt8(truncatingIfNeeded: $0 &* 37) }
     let image = RGBAImage(width: 7, height: 5, pixels: pixels)
     try ImageFiles.savePNG(image, to: directory + "/a/b/image.png")
@@ -23,8 +19,9 @@ private func scratchPath() throws -> String {
 }
 
 @Test func readingErrorsNameTheFileAndTheReason() throws {
-    let directory = try scratchPath()
-    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let directory = scratch.path
     let missing = directory + "/missing.png"
     #expect(throws: LiftError.self) { try ImageFiles.load(missing) }
     do {
@@ -51,8 +48,9 @@ private func scratchPath() throws -> String {
 }
 
 @Test func writingBelowAFileFailsWithoutLeavingFiles() throws {
-    let directory = try scratchPath()
-    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let directory = scratch.path
     try Data([1]).write(to: URL(fileURLWithPath: directory + "/file"))
     do {
         try ImageFiles.write([1, 2, 3], to: directory + "/file/out.png")

@@ -25,16 +25,12 @@ private func readmeExample(photoPath: String, outputDirectory: String) throws ->
 }
 
 @Test func readmeExampleRuns() throws {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lift-readme-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let directory = scratch.path
     // The astronaut fixture (256×256 RGB) as a PNG file.
-    let rgb = try Fixtures.bytes("person/astronaut.rgb")
-    var rgba = [UInt8](repeating: 255, count: 256 * 256 * 4)
-    for pixel in 0..<(256 * 256) {
-        for channel in 0..<3 { rgba[pixel * 4 + channel] = rgb[pixel * 3 + channel] }
-    }
-    try ImageFiles.savePNG(RGBAImage(width: 256, height: 256, pixels: rgba), to: directory + "/astronaut.png")
+    let photo = try Fixtures.opaqueImage(rgb: "person/astronaut.rgb", width: 256, height: 256)
+    try ImageFiles.savePNG(photo, to: directory + "/astronaut.png")
 
     let subjects = try readmeExample(photoPath: directory + "/astronaut.png", outputDirectory: directory)
     #expect(subjects >= 1)

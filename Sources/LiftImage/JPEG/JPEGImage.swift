@@ -37,8 +37,11 @@ public struct JPEGInfo: Sendable, Equatable {
 
     /// One component of the frame: its id and sampling factors (1…4).
     public struct Component: Sendable, Equatable {
+        /// The component identifier from the frame header (SOFn).
         public var id: UInt8
+        /// Horizontal sampling factor, 1…4.
         public var horizontalSampling: Int
+        /// Vertical sampling factor, 1…4.
         public var verticalSampling: Int
     }
 

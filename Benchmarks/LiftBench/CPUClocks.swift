@@ -1,0 +1,16 @@
+// CPU-time clocks shared by the benchmark families.
+import Foundation
+
+/// CPU seconds used so far by the calling thread (excludes time spent preempted or in other threads).
+func threadCPUSeconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
+/// CPU seconds used so far by the whole process, user + system, all threads together.
+func processCPUSeconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
