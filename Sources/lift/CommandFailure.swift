@@ -1,15 +1,23 @@
-// How `lift convert` and `lift info` report failures on standard error.
+// How `lift convert` and `lift info` read their input and report failures on standard error.
 import Foundation
+import Lift
 
 /// Prints `lift COMMAND: message` and the usage line to standard error; returns exit code 2.
 func usageFailure(_ command: String, _ message: String) -> Int32 {
-    let usage = command == "convert" ? "lift convert [--fast] [--level N] [--keep-layout] INPUT OUTPUT.png" : "lift info FILE"
+    let usage = command == "convert" ? "lift convert [--fast] [--level N] [--keep-layout] [--force] INPUT OUTPUT.png" : "lift info FILE"
     FileHandle.standardError.write(Data("lift \(command): \(message)\nusage: \(usage)\n".utf8))
     return 2
 }
 
-/// Prints `lift COMMAND: <the error's sentence>` to standard error; returns exit code 1.
-func commandFailure(_ command: String, _ error: Error) -> Int32 {
-    FileHandle.standardError.write(Data("lift \(command): \(error)\n".utf8))
+/// Prints `lift COMMAND: <the error's sentence>` to standard error, naming `path` unless the error
+/// already does (`LiftError`s carry their path); returns exit code 1.
+func commandFailure(_ command: String, _ error: Error, path: String? = nil) -> Int32 {
+    let named = error is LiftError || path == nil ? "\(error)" : "\(path == "-" ? "<stdin>" : path ?? ""): \(error)"
+    FileHandle.standardError.write(Data("lift \(command): \(named)\n".utf8))
     return 1
+}
+
+/// The bytes of an input path, `-` meaning standard input; capped at `ImageFiles.maxFileBytes`.
+func readInput(_ path: String) throws(LiftError) -> [UInt8] {
+    path == "-" ? try ImageFiles.readStandardInput() : try ImageFiles.readFile(path)
 }

@@ -1,18 +1,22 @@
 import Foundation
 import Lift
 
-/// `lift convert [--fast] [--level N] [--keep-layout] INPUT OUTPUT.png`: decodes any image Lift can read and
-/// writes it as PNG atomically. PNG inputs keep their 16-bit samples and metadata chunks.
-/// Returns 0 on success, 1 when reading, decoding or writing fails, 2 for a usage error; on failure no
-/// output file is left behind.
+/// `lift convert [--fast] [--level N] [--keep-layout] [--force] INPUT OUTPUT.png`: decodes any image Lift
+/// can read and writes it as PNG atomically. PNG inputs keep their 16-bit samples and metadata chunks.
+/// INPUT `-` is standard input, OUTPUT `-` standard output. The input is never overwritten; an existing
+/// output only with `--force`. Returns 0 on success, 1 when reading, decoding or writing fails, 2 for a
+/// usage error; on failure no output file is left behind.
 func runConvert(_ arguments: [String]) -> Int32 {
     var options = PNGEncoder.Options(reduceColorType: true)
     var paths: [String] = []
+    var force = false
     var rest = arguments[...]
     while let argument = rest.popFirst() {
         switch argument {
         case "--fast":
             options = .fast
+        case "--force", "-f":
+            force = true
         case "--keep-layout":
             options.reduceColorType = false
         case "--level":
@@ -26,8 +30,16 @@ func runConvert(_ arguments: [String]) -> Int32 {
         }
     }
     guard paths.count == 2 else { return usageFailure("convert", "expected INPUT and OUTPUT.png") }
+    let (input, output) = (paths[0], paths[1])
+    if input != "-", output != "-", URL(fileURLWithPath: input).standardizedFileURL.resolvingSymlinksInPath()
+        == URL(fileURLWithPath: output).standardizedFileURL.resolvingSymlinksInPath() {
+        return usageFailure("convert", "\(output) is the input; Lift never overwrites an input")
+    }
+    if output != "-", !force, FileManager.default.fileExists(atPath: output) {
+        return usageFailure("convert", "\(output) exists; add --force to replace it")
+    }
     do {
-        let bytes = try ImageIO.readFile(paths[0])
+        let bytes = try readInput(input)
         let png: [UInt8]
         if ImageFormat.sniff(bytes) == .png {
             let info = try PNGDecoder.readInfo(bytes)
@@ -40,9 +52,15 @@ func runConvert(_ arguments: [String]) -> Int32 {
         } else {
             png = try PNGEncoder.encode(try ImageIO.decode(bytes), options: options)
         }
-        try AtomicFile.write(png, to: paths[1])
+        if output == "-" {
+            FileHandle.standardOutput.write(Data(png))
+        } else {
+            try AtomicFile.write(png, to: output)
+        }
         return 0
-    } catch {
+    } catch let error as AtomicFile.WriteError {
         return commandFailure("convert", error)
+    } catch {
+        return commandFailure("convert", error, path: input)
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Lift
 
-/// `lift info FILE`: prints the format, size, colour type, bit depth, interlace and metadata chunks of an
+/// `lift info FILE` (`-` reads standard input): prints the format, size, colour type, bit depth, interlace and metadata chunks of an
 /// image file, one `key: value` line each. PNG files are checked chunk by chunk without decoding pixels;
 /// JPEG files are decoded (to check them) and described by their frame, scans and metadata.
 /// Returns 0 on success, 1 when the file cannot be read or is invalid, 2 for a usage error.
@@ -10,7 +10,7 @@ func runInfo(_ arguments: [String]) -> Int32 {
         return usageFailure("info", "expected one FILE")
     }
     do {
-        let bytes = try ImageIO.readFile(path)
+        let bytes = try readInput(path)
         switch ImageFormat.sniff(bytes) {
         case .png:
             let info = try PNGDecoder.readInfo(bytes)
@@ -51,6 +51,6 @@ func runInfo(_ arguments: [String]) -> Int32 {
             throw ImageIOError.unknownFormat(leadingBytes: Array(bytes.prefix(8)))
         }
     } catch {
-        return commandFailure("info", error)
+        return commandFailure("info", error, path: path)
     }
 }

@@ -1,0 +1,83 @@
+import Foundation
+import LiftImage
+import Testing
+import TestSupport
+
+/// `lift convert` and `lift info` run as a user runs them: exit codes, outputs, and failures that
+/// name the file and leave nothing behind.
+@Suite struct ConvertInfoTests {
+    @Test func convertWritesAPNGWithTheSamePixels() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        try scratch.copyFixture("jpeg/cmyk.jpg", to: "in.jpg")
+        let result = try LiftBinary.run(["convert", scratch.path("in.jpg"), scratch.path("out.png")])
+        #expect(result.status == 0, "\(result.standardError)")
+        let original = try ImageIO.decode(try Fixtures.bytes("jpeg/cmyk.jpg"))
+        let converted = try ImageIO.read(contentsOf: scratch.path("out.png"))
+        #expect(converted == original)
+    }
+
+    @Test func convertReadsStandardInputAndWritesStandardOutput() throws {
+        let png = try Fixtures.bytes("png/adam7-rgba-17x33.png")
+        let result = try LiftBinary.run(["convert", "-", "-"], input: png)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(try ImageIO.decode(result.standardOutput) == ImageIO.decode(png))
+    }
+
+    @Test func convertNeverOverwritesItsInputAndAsksBeforeReplacingAnOutput() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        try scratch.copyFixture("png/adam7-rgba-17x33.png", to: "a.png")
+        let before = try Fixtures.bytes("png/adam7-rgba-17x33.png")
+        let same = try LiftBinary.run(["convert", scratch.path("a.png"), scratch.path("a.png"), "--force"])
+        #expect(same.status == 2)
+        #expect(same.standardError.contains("never overwrites an input"))
+        #expect([UInt8](try Data(contentsOf: scratch.url.appendingPathComponent("a.png"))) == before)
+
+        try scratch.write([1, 2, 3], to: "b.png")
+        let exists = try LiftBinary.run(["convert", scratch.path("a.png"), scratch.path("b.png")])
+        #expect(exists.status == 2)
+        #expect(exists.standardError.contains("--force"))
+        let forced = try LiftBinary.run(["convert", scratch.path("a.png"), scratch.path("b.png"), "--force"])
+        #expect(forced.status == 0, "\(forced.standardError)")
+        #expect(try ImageIO.read(contentsOf: scratch.path("b.png")) == ImageIO.decode(before))
+    }
+
+    @Test func convertOfABrokenFileNamesItAndLeavesNoOutput() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let jpeg = try Fixtures.bytes("jpeg/cmyk.jpg")
+        try scratch.write(Array(jpeg.prefix(jpeg.count / 2)), to: "cut.jpg")
+        let result = try LiftBinary.run(["convert", scratch.path("cut.jpg"), scratch.path("out.png")])
+        #expect(result.status == 1)
+        #expect(result.standardError.contains(scratch.path("cut.jpg")))
+        #expect(!scratch.exists("out.png"))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: scratch.path)
+        #expect(leftovers == ["cut.jpg"])
+    }
+
+    @Test func infoDescribesPNGAndJPEGFromFilesAndStandardInput() throws {
+        let png = try LiftBinary.run(["info", Fixtures.url("png/adam7-rgba-17x33.png").path])
+        #expect(png.status == 0, "\(png.standardError)")
+        #expect(png.outputText.contains("format: PNG"))
+        #expect(png.outputText.contains("size: 17x33"))
+        #expect(png.outputText.contains("interlace: Adam7"))
+        let jpeg = try LiftBinary.run(["info", "-"], input: try Fixtures.bytes("jpeg/cmyk.jpg"))
+        #expect(jpeg.status == 0, "\(jpeg.standardError)")
+        #expect(jpeg.outputText.contains("format: JPEG"))
+        #expect(jpeg.outputText.contains("color space: cmyk"))
+    }
+
+    @Test func infoOnTextNamesTheFileAndWhatItSaw() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        try scratch.write(Array("hello, world".utf8), to: "notes.txt")
+        let result = try LiftBinary.run(["info", scratch.path("notes.txt")])
+        #expect(result.status == 1)
+        #expect(result.standardError.contains(scratch.path("notes.txt")))
+        #expect(result.standardError.contains("neither PNG nor JPEG"))
+        let missing = try LiftBinary.run(["info", scratch.path("absent.png")])
+        #expect(missing.status == 1)
+        #expect(missing.standardError.contains("absent.png"))
+    }
+}
