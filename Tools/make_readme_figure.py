@@ -2,7 +2,8 @@
 
 Runs the built `lift` binary (build it first: `swift build -c release --product lift`) on
 scikit-image's astronaut (NASA, public domain) and coffee photos and writes
-`Benchmarks/figures/before-after.png`: each photo beside its cut-out over a checkerboard.
+`Benchmarks/figures/before-after.png`: each photo beside its cut-out over a checkerboard. Also
+writes the README's bundled example photo, `Tests/Fixtures/examples/astronaut.jpg`.
 
 Usage: /work/venv/bin/python Tools/make_readme_figure.py
 """
@@ -17,6 +18,7 @@ from skimage import data
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 LIFT = ROOT / ".build" / "release" / "lift"
 OUT = ROOT / "Benchmarks" / "figures" / "before-after.png"
+EXAMPLE = ROOT / "Tests" / "Fixtures" / "examples" / "astronaut.jpg"
 HEIGHT = 220
 
 
@@ -33,7 +35,14 @@ def panel(image, height=HEIGHT):
     return image.resize((width, height), Image.LANCZOS)
 
 
+def write_example():
+    """The bundled example photo the README's first command runs on."""
+    EXAMPLE.parent.mkdir(parents=True, exist_ok=True)
+    Image.fromarray(data.astronaut()).save(EXAMPLE, quality=90, optimize=True)
+
+
 def main():
+    write_example()
     tiles = []
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
