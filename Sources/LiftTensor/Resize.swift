@@ -41,28 +41,24 @@ public enum Resize {
                                 threads: Int = Parallel.defaultThreads) {
         let (inShape, outShape) = checkShapes(input, output)
         let source = UnsafePointer(input.data), destination = output.data, channels = inShape.c
-        // A part gets at least ~32 K output floats: smaller resizes are not worth waking a thread.
-        let minimumRows = max(1, (1 << 15) / max(outShape.w * channels, 1))
-        Parallel.forEach(count: outShape.n * outShape.h, threads: threads, minimumPerPart: minimumRows) { rows in
-            for row in rows {
-                let b = row / outShape.h, oy = row % outShape.h
-                let sy = coordinates.source(oy, input: inShape.h, output: outShape.h)
-                let y0 = min(Int(sy), inShape.h - 1), y1 = min(y0 + 1, inShape.h - 1)
-                let h1 = Vector(repeating: min(sy - Float(y0), 1)), h0 = 1 - h1
-                let top = source + (b * inShape.h + y0) * inShape.w * channels
-                let bottom = source + (b * inShape.h + y1) * inShape.w * channels
-                let out = destination + row * outShape.w * channels
-                for ox in 0 ..< outShape.w {
-                    let sx = coordinates.source(ox, input: inShape.w, output: outShape.w)
-                    let x0 = min(Int(sx), inShape.w - 1), x1 = min(x0 + 1, inShape.w - 1)
-                    let w1 = Vector(repeating: min(sx - Float(x0), 1)), w0 = 1 - w1
-                    var c0 = 0
-                    while c0 < channels {
-                        let upper = w0 * loadVector(top + x0 * channels + c0) + w1 * loadVector(top + x1 * channels + c0)
-                        let lower = w0 * loadVector(bottom + x0 * channels + c0) + w1 * loadVector(bottom + x1 * channels + c0)
-                        storeVector(h0 * upper + h1 * lower, out + ox * channels + c0, lanes: min(vectorWidth, channels - c0))
-                        c0 += vectorWidth
-                    }
+        forEachOutputRow(outShape, threads: threads) { row in
+            let b = row / outShape.h, oy = row % outShape.h
+            let sy = coordinates.source(oy, input: inShape.h, output: outShape.h)
+            let y0 = min(Int(sy), inShape.h - 1), y1 = min(y0 + 1, inShape.h - 1)
+            let h1 = Vector(repeating: min(sy - Float(y0), 1)), h0 = 1 - h1
+            let top = source + (b * inShape.h + y0) * inShape.w * channels
+            let bottom = source + (b * inShape.h + y1) * inShape.w * channels
+            let out = destination + row * outShape.w * channels
+            for ox in 0 ..< outShape.w {
+                let sx = coordinates.source(ox, input: inShape.w, output: outShape.w)
+                let x0 = min(Int(sx), inShape.w - 1), x1 = min(x0 + 1, inShape.w - 1)
+                let w1 = Vector(repeating: min(sx - Float(x0), 1)), w0 = 1 - w1
+                var c0 = 0
+                while c0 < channels {
+                    let upper = w0 * loadVector(top + x0 * channels + c0) + w1 * loadVector(top + x1 * channels + c0)
+                    let lower = w0 * loadVector(bottom + x0 * channels + c0) + w1 * loadVector(bottom + x1 * channels + c0)
+                    storeVector(h0 * upper + h1 * lower, out + ox * channels + c0, lanes: min(vectorWidth, channels - c0))
+                    c0 += vectorWidth
                 }
             }
         }
@@ -73,19 +69,25 @@ public enum Resize {
                                threads: Int = Parallel.defaultThreads) {
         let (inShape, outShape) = checkShapes(input, output)
         let source = UnsafePointer(input.data), destination = output.data, channels = inShape.c
-        // A part gets at least ~32 K output floats: smaller resizes are not worth waking a thread.
-        let minimumRows = max(1, (1 << 15) / max(outShape.w * channels, 1))
-        Parallel.forEach(count: outShape.n * outShape.h, threads: threads, minimumPerPart: minimumRows) { rows in
-            for row in rows {
-                let b = row / outShape.h, oy = row % outShape.h
-                let y = coordinates.nearest(oy, input: inShape.h, output: outShape.h)
-                let inRow = source + (b * inShape.h + y) * inShape.w * channels
-                let out = destination + row * outShape.w * channels
-                for ox in 0 ..< outShape.w {
-                    let x = coordinates.nearest(ox, input: inShape.w, output: outShape.w)
-                    (out + ox * channels).update(from: inRow + x * channels, count: channels)
-                }
+        forEachOutputRow(outShape, threads: threads) { row in
+            let b = row / outShape.h, oy = row % outShape.h
+            let y = coordinates.nearest(oy, input: inShape.h, output: outShape.h)
+            let inRow = source + (b * inShape.h + y) * inShape.w * channels
+            let out = destination + row * outShape.w * channels
+            for ox in 0 ..< outShape.w {
+                let x = coordinates.nearest(ox, input: inShape.w, output: outShape.w)
+                (out + ox * channels).update(from: inRow + x * channels, count: channels)
             }
+        }
+    }
+
+    /// Runs `body` for every output row index (`b * H_out + oy`), in parallel parts of at least
+    /// ~32 K output floats: smaller resizes are not worth waking a thread.
+    @inline(__always)
+    private static func forEachOutputRow(_ outShape: TensorShape, threads: Int, _ body: (Int) -> Void) {
+        let minimumRows = max(1, (1 << 15) / max(outShape.w * outShape.c, 1))
+        Parallel.forEach(count: outShape.n * outShape.h, threads: threads, minimumPerPart: minimumRows) { rows in
+            for row in rows { body(row) }
         }
     }
 
