@@ -13,8 +13,9 @@ let fast: [SwiftSetting] = [.unsafeFlags(cpuFlags)]
 
 var targets: [Target] = [
     .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
-    .target(name: "LiftImage", dependencies: ["CZlib"], exclude: ["README.md"], swiftSettings: fast),
-    .target(name: "LiftTensor", exclude: ["README.md"], swiftSettings: fast),
+    .target(name: "LiftParallel", swiftSettings: fast),
+    .target(name: "LiftImage", dependencies: ["CZlib", "LiftParallel"], exclude: ["README.md"], swiftSettings: fast),
+    .target(name: "LiftTensor", dependencies: ["LiftParallel"], exclude: ["README.md"], swiftSettings: fast),
     .target(name: "LiftModel", dependencies: ["LiftTensor", "LiftImage"], exclude: ["README.md", "GRAPH-FORMAT.md"], swiftSettings: fast),
     .target(name: "LiftMask", dependencies: ["LiftImage", "LiftTensor"], exclude: ["README.md"], swiftSettings: fast),
     .target(name: "Lift", dependencies: ["LiftImage", "LiftTensor", "LiftModel", "LiftMask"], exclude: ["README.md"], swiftSettings: fast),

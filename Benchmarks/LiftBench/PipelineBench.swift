@@ -64,7 +64,7 @@ private func pipelineRun(_ file: String, lifter: SubjectLifter) throws -> [Strin
     _ = clock.lap()
     let cutout = try analysis.image(for: analysis.subjects)
     timings.composite = clock.lap()
-    _ = try ImageFiles.encodePNG(cutout)
+    _ = try ImageFiles.encodePNG(cutout, threads: lifter.threads)
     timings.encode = clock.lap()
     return ["decode": timings.decode, "preprocess": timings.preprocess, "inference": timings.inference,
             "mask": timings.mask, "composite": timings.composite, "encode": timings.encode, "total": timings.total]

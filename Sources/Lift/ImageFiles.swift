@@ -23,20 +23,23 @@ public enum ImageFiles {
         }
     }
 
-    /// Encodes an RGBA image as PNG (the smallest lossless colour type that holds it).
-    public static func encodePNG(_ image: RGBAImage, name: String = "image") throws(LiftError) -> [UInt8] {
+    /// Encodes an RGBA image as PNG (the smallest lossless colour type that holds it) on `threads`
+    /// threads (`nil`: every core; the bytes do not depend on it).
+    public static func encodePNG(_ image: RGBAImage, name: String = "image", threads: Int? = nil) throws(LiftError) -> [UInt8] {
         do {
-            return try PNGEncoder.encode(image, options: PNGEncoder.Options(reduceColorType: true))
+            return try PNGEncoder.encode(image, options: PNGEncoder.Options(reduceColorType: true, threads: threads))
         } catch {
             throw .encodingFailed(path: name, underlying: error)
         }
     }
 
     /// Encodes a grey image (a mask or a label map) as an 8-bit grey PNG, with the fast settings
-    /// made for masks (large flat areas).
-    public static func encodePNG(_ image: GrayImage, name: String = "image") throws(LiftError) -> [UInt8] {
+    /// made for masks (large flat areas), on `threads` threads (`nil`: every core).
+    public static func encodePNG(_ image: GrayImage, name: String = "image", threads: Int? = nil) throws(LiftError) -> [UInt8] {
+        var options = PNGEncoder.Options.fast
+        options.threads = threads
         do {
-            return try PNGEncoder.encode(image, options: .fast)
+            return try PNGEncoder.encode(image, options: options)
         } catch {
             throw .encodingFailed(path: name, underlying: error)
         }

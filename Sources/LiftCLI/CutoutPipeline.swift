@@ -73,9 +73,10 @@ public struct CutoutPipeline {
         let labels = job.labels == nil ? nil : try labelImage(analysis.labels)
         timings.composite = clock.lap()
 
-        let cutoutBytes = try ImageFiles.encodePNG(cutout, name: job.output.name)
-        let maskBytes = try mask.map { image throws(LiftError) in try ImageFiles.encodePNG(image, name: job.mask ?? "mask") }
-        let labelBytes = try labels.map { image throws(LiftError) in try ImageFiles.encodePNG(image, name: job.labels ?? "labels") }
+        let threads = options.threads
+        let cutoutBytes = try ImageFiles.encodePNG(cutout, name: job.output.name, threads: threads)
+        let maskBytes = try mask.map { image throws(LiftError) in try ImageFiles.encodePNG(image, name: job.mask ?? "mask", threads: threads) }
+        let labelBytes = try labels.map { image throws(LiftError) in try ImageFiles.encodePNG(image, name: job.labels ?? "labels", threads: threads) }
         timings.encode = clock.lap()
 
         let overwrite = options.force || options.skipExisting

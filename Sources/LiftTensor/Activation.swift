@@ -1,3 +1,4 @@
+import LiftParallel
 import Foundation
 
 /// An activation fused into a kernel's output (after the bias), as named in `lift.graph/1`.

@@ -1,3 +1,5 @@
+import LiftParallel
+
 /// The geometry and fused epilogue of a 2-D convolution, as the `conv2d` op of `lift.graph/1`.
 public struct Conv2DParameters: Hashable, Sendable {
     /// Kernel rows Kh (≥ 1).

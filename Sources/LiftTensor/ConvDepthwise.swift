@@ -5,6 +5,8 @@
 // Padded columns contribute zeros, padded rows are skipped, in the same order on every path.
 // 3×3 and 5×5 kernel sizes are compile-time constants, so their tap loops unroll.
 
+import LiftParallel
+
 /// Runs a depthwise convolution; `geometry` fixes every size.
 func runDepthwise(_ g: ConvGeometry, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, threads: Int) {
     let rows = g.batch * g.outputHeight

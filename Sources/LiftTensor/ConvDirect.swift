@@ -3,6 +3,8 @@
 // and multiplied with B packed 16-wide weight vectors. Padded taps read a zero row, so every tile of a
 // given position runs the same instruction sequence whatever the thread split.
 
+import LiftParallel
+
 /// Pixels per tile for `blocks` output-channel blocks: about 12–16 accumulators, few loads per FMA.
 @inline(__always)
 private func tileBlocks(_ blocksPerGroup: Int) -> Int {

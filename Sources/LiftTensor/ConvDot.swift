@@ -3,6 +3,8 @@
 // multiple of 16. A tile of 8 output pixels keeps one 16-lane partial sum per pixel;
 // every tap adds input-vector × weight-vector products, and the lanes are summed once at the end.
 
+import LiftParallel
+
 /// Runs a convolution packed with the `.dot` layout; `geometry` fixes every size.
 func runDot(_ g: ConvGeometry, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, threads: Int) {
     let rows = g.batch * g.outputHeight

@@ -1,3 +1,5 @@
+import LiftParallel
+
 /// How a transposed convolution crops its full `(in−1)·stride + k` output, as `lift.graph/1` says.
 public enum TransposedConvCropping: Hashable, Sendable {
     /// No cropping: output `(in−1)·stride + k`.

@@ -1,3 +1,5 @@
+import LiftParallel
+
 /// A binary element-wise op (`add`, `mul`, `sub` in `lift.graph/1`) with optional fused activation.
 ///
 /// `b` has the shape of `a`, or `[N, 1, 1, C]` / `[1, 1, 1, C]` broadcast over H and W (the

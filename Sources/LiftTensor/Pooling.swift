@@ -1,3 +1,5 @@
+import LiftParallel
+
 /// A 2-D max or average pooling window (NHWC, Float32), as `max_pool2d` / `avg_pool2d` in `lift.graph/1`.
 ///
 /// Output size follows PyTorch: `floor` (or `ceil` with `ceilMode`) of `(in + pads − k) / stride` plus 1,

@@ -1,3 +1,5 @@
+import LiftParallel
+
 /// How output pixel centres map to input coordinates when resizing (`coordinates` in `lift.graph/1`).
 public enum ResizeCoordinates: String, Hashable, Sendable {
     /// src = (dst + 0.5)·in/out − 0.5 (PyTorch `align_corners=False`, TF `half_pixel_centers=True`).

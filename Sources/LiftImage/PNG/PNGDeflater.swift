@@ -1,51 +1,59 @@
 import CZlib
 
-/// A zlib deflate stream that hands its output to a sink in pieces of at most `pieceBytes`, so the encoder
-/// can write each piece as one IDAT chunk without holding the whole compressed stream twice.
+/// A raw deflate stream (no zlib header or trailer) that compresses one segment of a PNG's filtered
+/// image data at a time, primed with the bytes that precede the segment as its dictionary.
+///
+/// Segments compressed this way and ended with a sync flush (the last with a final block) concatenate
+/// into one valid deflate stream whose back-references may reach into the previous segment, exactly as
+/// pigz does: the result is as small as one serial stream, within a few bytes per segment.
 final class PNGDeflater {
     private let stream: UnsafeMutablePointer<z_stream>
-    private let piece: UnsafeMutablePointer<UInt8>
-    private let pieceBytes: Int
 
-    /// Starts a zlib stream (32 KiB window, memLevel 9) at `level` 0...9 with a zlib `strategy` constant.
-    init(level: Int, strategy: Int32, pieceBytes: Int = 256 << 10) throws(PNGEncodingError) {
+    /// Starts a raw deflate stream (32 KiB window, memLevel 9) at `level` 0...9 with a zlib `strategy` constant.
+    init(level: Int, strategy: Int32) throws(PNGEncodingError) {
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
-        self.pieceBytes = pieceBytes
-        piece = .allocate(capacity: pieceBytes)
-        let status = deflateInit2_(stream, Int32(level), Z_DEFLATED, 15, 9, strategy, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
+        let status = deflateInit2_(stream, Int32(level), Z_DEFLATED, -15, 9, strategy, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
         guard status == Z_OK else {
             stream.deallocate()
-            piece.deallocate()
             throw .deflateFailed(code: status, reason: "deflateInit2 failed")
         }
-        stream.pointee.next_out = piece
-        stream.pointee.avail_out = UInt32(pieceBytes)
     }
 
     deinit {
         deflateEnd(stream)
         stream.deallocate()
-        piece.deallocate()
     }
 
-    /// Compresses `bytes[0..<count]`; `finish` ends the stream. Full pieces go to `sink`, and at the end
-    /// the last partial piece too.
-    func compress(_ bytes: UnsafePointer<UInt8>, count: Int, finish: Bool, sink: (UnsafeBufferPointer<UInt8>) -> Void) throws(PNGEncodingError) {
-        stream.pointee.next_in = UnsafeMutablePointer(mutating: bytes)
-        stream.pointee.avail_in = UInt32(count)
-        while true {
-            let status = deflate(stream, finish ? Z_FINISH : Z_NO_FLUSH)
-            guard status == Z_OK || status == Z_STREAM_END || status == Z_BUF_ERROR else {
-                throw .deflateFailed(code: status, reason: stream.pointee.msg.flatMap { String(validatingCString: $0) } ?? "deflate error")
-            }
-            if stream.pointee.avail_out == 0 || (status == Z_STREAM_END && stream.pointee.avail_out < pieceBytes) {
-                sink(UnsafeBufferPointer(start: piece, count: pieceBytes - Int(stream.pointee.avail_out)))
-                stream.pointee.next_out = piece
-                stream.pointee.avail_out = UInt32(pieceBytes)
-            }
-            if status == Z_STREAM_END { return }
-            if !finish && stream.pointee.avail_in == 0 && stream.pointee.avail_out > 0 { return }
+    /// Compresses `segment` after priming the window with `dictionary` (the up to 32 KiB of data just
+    /// before it; empty for the first segment). A non-final segment ends with a sync flush (byte
+    /// aligned, not final); the final one ends the deflate stream.
+    func compress(_ segment: UnsafeBufferPointer<UInt8>, dictionary: UnsafeBufferPointer<UInt8>, final: Bool) throws(PNGEncodingError) -> [UInt8] {
+        var status = deflateReset(stream)
+        if status == Z_OK, let base = dictionary.baseAddress, !dictionary.isEmpty {
+            status = deflateSetDictionary(stream, base, UInt32(dictionary.count))
         }
+        guard status == Z_OK else { throw failure(status) }
+        // deflateBound covers a complete stream; a sync flush adds at most a few bytes more.
+        let capacity = Int(deflateBound(stream, UInt(segment.count))) + 16
+        var output = [UInt8](repeating: 0, count: capacity)
+        var produced = 0
+        try output.withUnsafeMutableBufferPointer { (out: inout UnsafeMutableBufferPointer<UInt8>) throws(PNGEncodingError) in
+            stream.pointee.next_in = UnsafeMutablePointer(mutating: segment.baseAddress)
+            stream.pointee.avail_in = UInt32(segment.count)
+            stream.pointee.next_out = out.baseAddress
+            stream.pointee.avail_out = UInt32(capacity)
+            let flush = final ? Z_FINISH : Z_SYNC_FLUSH
+            let status = deflate(stream, flush)
+            let done = final ? status == Z_STREAM_END : (status == Z_OK && stream.pointee.avail_in == 0 && stream.pointee.avail_out > 0)
+            guard done else { throw failure(status == Z_OK ? Z_BUF_ERROR : status) }
+            produced = capacity - Int(stream.pointee.avail_out)
+        }
+        output.removeLast(capacity - produced)
+        return output
+    }
+
+    private func failure(_ status: Int32) -> PNGEncodingError {
+        .deflateFailed(code: status, reason: stream.pointee.msg.flatMap { String(validatingCString: $0) } ?? "deflate error")
     }
 }

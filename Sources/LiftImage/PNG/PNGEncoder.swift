@@ -1,4 +1,5 @@
 import CZlib
+import LiftParallel
 
 /// Encodes images as PNG: grey, grey+alpha, RGB, RGBA at 8 or 16 bits, or the smallest lossless layout
 /// (including palettes and 1/2/4-bit grey) when asked. Output is a complete file in memory; use
@@ -40,16 +41,20 @@ public enum PNGEncoder {
         public var reduceColorType: Bool
         /// Ancillary chunks to write (gAMA, sRGB, iCCP, pHYs before the image data, eXIf too).
         public var metadata: PNGMetadata
+        /// Threads that filter and deflate the image data (in ~1 MiB segments; the file is the same
+        /// for any count); `nil`: every active processor.
+        public var threads: Int?
 
         /// Options with libpng's defaults: level 6, Z_FILTERED, adaptive filters, layout kept.
         public init(level: Int = 6, strategy: Strategy = .filtered, adaptiveFilter: Bool = true, fixedFilter: UInt8 = 0,
-                    reduceColorType: Bool = false, metadata: PNGMetadata = PNGMetadata()) {
+                    reduceColorType: Bool = false, metadata: PNGMetadata = PNGMetadata(), threads: Int? = nil) {
             self.level = level
             self.strategy = strategy
             self.adaptiveFilter = adaptiveFilter
             self.fixedFilter = fixedFilter
             self.reduceColorType = reduceColorType
             self.metadata = metadata
+            self.threads = threads
         }
 
         /// The defaults.
@@ -111,7 +116,7 @@ public enum PNGEncoder {
         }
     }
 
-    /// Writes the file: IHDR, metadata, PLTE/tRNS, filtered rows deflated into IDAT pieces, IEND.
+    /// Writes the file: IHDR, metadata, PLTE/tRNS, the filtered rows deflated into IDAT chunks, IEND.
     private static func write(plan: PNGEncodingPlan, width: Int, height: Int, options: Options,
                               packRow: (Int, UnsafeMutablePointer<UInt8>) -> Void) throws -> [UInt8] {
         let header = PNGHeader(width: width, height: height, bitDepth: plan.bitDepth, colorType: plan.colorType, interlaced: false)
@@ -127,43 +132,14 @@ public enum PNGEncoder {
             if !alphas.isEmpty { file.append(.tRNS, alphas) }
         }
         let rowBytes = header.rowBytes(pixels: width)
-        let bpp = header.filterStride
-        let adaptive = options.adaptiveFilter && plan.bitDepth >= 8 && plan.colorType != .palette
-        let fixed = plan.bitDepth >= 8 && plan.colorType != .palette ? options.fixedFilter : 0
-        let deflater = try PNGDeflater(level: options.level, strategy: options.strategy.zlibValue)
-        // Raw rows (previous, current), the five candidate residual rows, and a batch of filtered rows for zlib.
-        let batchRows = max(1, (256 << 10) / (rowBytes + 1))
-        let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: 7 * rowBytes + batchRows * (rowBytes + 1) + 64)
-        defer { scratch.deallocate() }
-        scratch.initialize(repeating: 0, count: 7 * rowBytes + batchRows * (rowBytes + 1) + 64)
-        var previous = scratch, current = scratch + rowBytes
-        let candidates = scratch + 2 * rowBytes, batch = scratch + 7 * rowBytes
-        var filled = 0
-        for y in 0..<height {
-            packRow(y, current)
-            let out = batch + filled * (rowBytes + 1)
-            var type = fixed
-            if adaptive {
-                var best = Int.max
-                for t in UInt8(0)...4 {
-                    let candidate = candidates + Int(t) * rowBytes
-                    PNGRowFilter.apply(t, row: current, previous: previous, count: rowBytes, bpp: bpp, out: candidate)
-                    let cost = PNGRowFilter.cost(candidate, count: rowBytes)
-                    if cost < best { best = cost; type = t }
-                }
-                (out + 1).update(from: candidates + Int(type) * rowBytes, count: rowBytes)
-            } else {
-                PNGRowFilter.apply(type, row: current, previous: previous, count: rowBytes, bpp: bpp, out: out + 1)
-            }
-            out[0] = type
-            swap(&previous, &current)
-            filled += 1
-            if filled == batchRows || y == height - 1 {
-                try deflater.compress(batch, count: filled * (rowBytes + 1), finish: y == height - 1) { piece in
-                    file.append(.IDAT, piece)
-                }
-                filled = 0
-            }
+        guard rowBytes < 1 << 30 else { throw PNGEncodingError.invalidDimensions(width: width, height: height) }
+        let imageData = PNGImageData(
+            height: height, rowBytes: rowBytes, bpp: header.filterStride,
+            adaptive: options.adaptiveFilter && plan.bitDepth >= 8 && plan.colorType != .palette,
+            fixedFilter: plan.bitDepth >= 8 && plan.colorType != .palette ? options.fixedFilter : 0,
+            level: options.level, strategy: options.strategy.zlibValue)
+        for piece in try imageData.deflate(threads: options.threads ?? Parallel.defaultThreads, packRow: packRow) {
+            file.append(.IDAT, piece)
         }
         file.append(.IEND, [])
         return file.bytes
