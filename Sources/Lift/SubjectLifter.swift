@@ -1,5 +1,6 @@
 import Foundation
 import LiftTensor
+import LiftMask
 
 /// Finds the subjects of photos: loads a segmentation model once, then turns each photo into an
 /// `Analysis` (soft mask, subjects, cut-outs), the way VisionKit's `ImageAnalyzer` does.
@@ -104,14 +105,16 @@ public struct SubjectLifter: Sendable {
     }
 }
 
-/// One loaded model file with its input spec, the size it runs at, and its preprocessing.
+/// One loaded model file, the passes `quality` asks for, and a preprocessing per pass input size.
 private struct Network: Sendable {
     let name: ModelName
     let model: Model
-    let preprocess: Preprocess
+    let passes: [ModelPass]
+    /// The preprocessing of each pass (its input size), in `passes` order.
+    let preprocesses: [Preprocess]
 
-    /// Loads `name` and fixes its input size for `quality` (models of open size are scaled from
-    /// their spec's size; fixed-size models run at their size).
+    /// Loads `name` and fixes the input size of each of `quality`'s passes (models of open size are
+    /// scaled from their spec's size; fixed-size models run at their size).
     init(_ name: ModelName, quality: Quality, environment: [String: String]) throws(LiftError) {
         let url: URL
         do {
@@ -129,16 +132,14 @@ private struct Network: Sendable {
         guard let json = model.metadata["lift.input"] else {
             throw .unsupportedInputSpec(model: name, reason: "the file has no lift.input metadata")
         }
-        var spec: InputSpec
+        let spec: InputSpec
         do {
             spec = try InputSpec(json: json)
         } catch {
             throw .unsupportedInputSpec(model: name, reason: error.description)
         }
-        if model.inputShape.height == nil, model.inputShape.width == nil {
-            spec.height = Self.scaled(spec.height, by: quality.inputScale)
-            spec.width = Self.scaled(spec.width, by: quality.inputScale)
-        } else if model.inputShape.height != spec.height || model.inputShape.width != spec.width || model.inputShape.channels != 3 {
+        let openSize = model.inputShape.height == nil && model.inputShape.width == nil
+        if !openSize, model.inputShape.height != spec.height || model.inputShape.width != spec.width || model.inputShape.channels != 3 {
             throw .unsupportedInputSpec(model: name, reason: "lift.input says \(spec.height)×\(spec.width)×3, the graph takes "
                 + "\(model.inputShape.height ?? -1)×\(model.inputShape.width ?? -1)×\(model.inputShape.channels)")
         }
@@ -147,7 +148,15 @@ private struct Network: Sendable {
                 + (model.outputNames.first ?? "missing"))
         }
         self.name = name
-        preprocess = Preprocess(spec: spec)
+        passes = quality.passes
+        preprocesses = passes.map { pass in
+            var scaled = spec
+            if openSize {
+                scaled.height = Self.scaled(spec.height, by: pass.scale)
+                scaled.width = Self.scaled(spec.width, by: pass.scale)
+            }
+            return Preprocess(spec: scaled)
+        }
     }
 
     /// `side × scale` rounded to a multiple of 32 (what down-sampling encoders divide by), at least 32.
@@ -155,8 +164,34 @@ private struct Network: Sendable {
         max(32, Int((Double(side) * scale / 32).rounded()) * 32)
     }
 
-    /// Preprocesses `image`, runs the model and returns its single-channel output as a map.
+    /// Runs every pass on `image` and returns the average of their maps (single-channel outputs,
+    /// mirrored ones mirrored back), at the first pass's output size.
     func run(_ image: RGBAImage, threads: Int, timings: inout StageTimings) throws(LiftError) -> FloatMap {
+        var sum: FloatMap?
+        for (pass, preprocess) in zip(passes, preprocesses) {
+            var map = try run(image, preprocess: preprocess, mirrored: pass.mirrored, threads: threads, timings: &timings)
+            if let first = sum {
+                if map.width != first.width || map.height != first.height {
+                    do {
+                        map = try MaskResize.bilinear(map, width: first.width, height: first.height, threads: threads)
+                    } catch {
+                        throw .inferenceFailed(model: name, underlying: error)
+                    }
+                }
+                for i in map.values.indices { map.values[i] += first.values[i] }
+            }
+            sum = map
+        }
+        guard var average = sum else { preconditionFailure("every quality level has at least one pass") }
+        let scale = 1 / Float(passes.count)
+        for i in average.values.indices { average.values[i] *= scale }
+        return average
+    }
+
+    /// Preprocesses `image` (mirrored left–right when asked), runs the model and returns its
+    /// single-channel output as a map, mirrored back. Adds to the preprocessing and inference times.
+    private func run(_ image: RGBAImage, preprocess: Preprocess, mirrored: Bool, threads: Int,
+                     timings: inout StageTimings) throws(LiftError) -> FloatMap {
         var clock = Stopwatch()
         let spec = preprocess.spec
         let input = Tensor(shape: TensorShape(n: 1, h: spec.height, w: spec.width, c: 3))
@@ -165,17 +200,33 @@ private struct Network: Sendable {
         } catch {
             throw .inferenceFailed(model: name, underlying: error)
         }
-        timings.preprocess = clock.lap()
+        if mirrored { Self.mirrorRows(input.buffer, width: spec.width, channels: 3) }
+        timings.preprocess += clock.lap()
         let output: Tensor
         do {
             output = try model.run(input, threads: threads)
         } catch {
             throw .inferenceFailed(model: name, underlying: error)
         }
-        timings.inference = clock.lap()
+        timings.inference += clock.lap()
         guard output.shape.n == 1, output.shape.c == 1 else {
             throw .unsupportedInputSpec(model: name, reason: "the output \(spec.output) has shape \(output.shape), expected [1, H, W, 1]")
         }
-        return FloatMap(width: output.shape.w, height: output.shape.h, values: output.toArray())
+        var map = FloatMap(width: output.shape.w, height: output.shape.h, values: output.toArray())
+        if mirrored { map.values.withUnsafeMutableBufferPointer { Self.mirrorRows($0, width: map.width, channels: 1) } }
+        return map
+    }
+
+    /// Reverses the pixel order of every row of a row-major `width × channels` interleaved buffer.
+    private static func mirrorRows(_ values: UnsafeMutableBufferPointer<Float>, width: Int, channels: Int) {
+        let rowCount = width * channels
+        for start in stride(from: 0, to: values.count, by: rowCount) {
+            var left = start, right = start + rowCount - channels
+            while left < right {
+                for c in 0..<channels { values.swapAt(left + c, right + c) }
+                left += channels
+                right -= channels
+            }
+        }
     }
 }

@@ -16,7 +16,7 @@ public enum CutoutCommand: Sendable, Equatable {
         OptionSpec("force", short: "f", help: "overwrite existing outputs (inputs are never overwritten)"),
         OptionSpec("skip-existing", help: "skip inputs whose outputs already exist (resume a batch)"),
         OptionSpec("model", short: "m", value: "NAME", help: "subject | person (default: subject if its weights exist, else person)"),
-        OptionSpec("quality", value: "LEVEL", help: "fast | balanced | accurate: model resolution, edge refinement (default balanced)"),
+        OptionSpec("quality", value: "LEVEL", help: "fast | balanced | accurate: model passes, edge refinement (default balanced)"),
         OptionSpec("background", short: "b", value: "BG", help: "transparent | white | #RRGGBB[AA] | blur[:RADIUS] | dim[:LEVEL] (default transparent)"),
         OptionSpec("crop", help: "crop to the kept subjects"),
         OptionSpec("margin", value: "N|N%", help: "margin around the crop, in pixels or percent of its longer side"),

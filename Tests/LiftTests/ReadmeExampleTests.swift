@@ -54,8 +54,8 @@ private func readmeExample(photoPath: String, outputDirectory: String) throws ->
     #expect(error?.description.contains("LIFT_WEIGHTS") == true)
 }
 
-@Test func qualityLevelsDifferInRefinementAndResolution() {
+@Test func qualityLevelsDifferInRefinementAndPasses() {
     #expect(!Quality.fast.refinesEdges)
     #expect(Quality.balanced.refinesEdges && Quality.accurate.refinesEdges)
-    #expect(Quality.fast.inputScale < Quality.balanced.inputScale && Quality.balanced.inputScale < Quality.accurate.inputScale)
+    #expect(Quality.fast.passes.count < Quality.balanced.passes.count && Quality.balanced.passes.count < Quality.accurate.passes.count)
 }

@@ -1,0 +1,63 @@
+import Lift
+import Testing
+import TestSupport
+
+/// The quality levels' model passes (test-time augmentation): a mirrored pass averaged with the
+/// plain one, and larger-input passes averaged at the native map size.
+@Suite struct QualityPassesTests {
+    static func astronaut() throws -> RGBAImage {
+        try Fixtures.opaqueImage(rgb: "person/astronaut.rgb", width: 256, height: 256)
+    }
+
+    static func mirrored(_ image: RGBAImage) -> RGBAImage {
+        var pixels = image.pixels
+        for y in 0..<image.height {
+            for x in 0..<image.width {
+                let from = (y * image.width + image.width - 1 - x) * 4, to = (y * image.width + x) * 4
+                for c in 0..<4 { pixels[to + c] = image.pixels[from + c] }
+            }
+        }
+        return RGBAImage(width: image.width, height: image.height, pixels: pixels)
+    }
+
+    static func mirrored(_ map: FloatMap) -> FloatMap {
+        var values = map.values
+        for y in 0..<map.height {
+            for x in 0..<map.width { values[y * map.width + x] = map.values[y * map.width + map.width - 1 - x] }
+        }
+        return FloatMap(width: map.width, height: map.height, values: values)
+    }
+
+    static func maxDifference(_ a: FloatMap, _ b: FloatMap) -> Float {
+        zip(a.values, b.values).reduce(0) { max($0, abs($1.0 - $1.1)) }
+    }
+
+    /// `balanced` averages the model on the photo and on its mirror image (mirrored back), so its map
+    /// of the mirrored photo is its map of the photo, mirrored — up to float rounding in the resampling
+    /// (1e-4). One pass (`fast`) has no such symmetry, which shows the check can fail.
+    @Test(arguments: [ModelName.subject, .person])
+    func mirroredPassMakesTheMapMirrorSymmetric(model: ModelName) throws {
+        let photo = try Self.astronaut()
+        let balanced = try SubjectLifter(model: model, quality: .balanced, threads: 2)
+        let map = try balanced.probabilityMap(for: photo)
+        let ofMirror = try balanced.probabilityMap(for: Self.mirrored(photo))
+        #expect(Self.maxDifference(map, Self.mirrored(ofMirror)) <= 1e-4)
+
+        let fast = try SubjectLifter(model: model, quality: .fast, threads: 2)
+        let onePass = try fast.probabilityMap(for: photo)
+        let onePassOfMirror = try fast.probabilityMap(for: Self.mirrored(photo))
+        #expect(Self.maxDifference(onePass, Self.mirrored(onePassOfMirror)) > 1e-3)
+    }
+
+    /// `accurate` adds passes at 1.25× the input of an open-size model; their maps are resampled to
+    /// the native map size before averaging, so the map keeps `balanced`'s size, stays in 0…1, and
+    /// differs from it.
+    @Test func largerPassesAverageAtTheNativeMapSize() throws {
+        let photo = try Self.astronaut()
+        let balanced = try SubjectLifter(model: .subject, quality: .balanced, threads: 2).probabilityMap(for: photo)
+        let accurate = try SubjectLifter(model: .subject, quality: .accurate, threads: 2).probabilityMap(for: photo)
+        #expect(accurate.width == balanced.width && accurate.height == balanced.height)
+        #expect(accurate.values.allSatisfy { (0...1).contains($0) })
+        #expect(Self.maxDifference(accurate, balanced) > 1e-3)
+    }
+}
