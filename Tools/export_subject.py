@@ -165,7 +165,9 @@ def main():
     args = ckpt.get("args", {})
     init = ("encoder blocks 1-8 initialised from the person model (MediaPipe Selfie Segmentation, "
             "Apache-2.0) by --person-init" if args.get("person_init") else
-            f"initialised from {args['init']}" if args.get("init") else "trained from scratch")
+            f"initialised from {args['init']}" if args.get("init") else
+            f"resumed from {args['resume']}; the run's history, its initialisation included, is in "
+            "Tools/TRAINING.md" if args.get("resume") else "trained from scratch")
     provenance = (
         f"Lift subject (salient object) model: MobileNetV3-style encoder + U-Net decoder ({init}), "
         f"{2 * count_macs(SubjectNet(), a.size) / 1e9:.2f} GFLOP at {a.size}x{a.size}. {DUTS_LICENCE}. "
