@@ -5,7 +5,9 @@
 /// `[group][block][16]`. Depthwise (groups = Cin = Cout): `[Kh][Kw][Cpad]` and bias `[Cpad]`, with
 /// `Cpad` = C rounded up to 16. Dot (few output channels per group): `[Cout][Kh][Kw][CinPad]` with
 /// `CinPad` = Cin/groups rounded up to 16 (zero lanes), the kernel vectorising over input channels;
-/// bias `[Cout]`. `zeroRow` is a run of zeros standing in for padded input pixels.
+/// bias `[Cout]`. Winograd (dense 3×3 stride 1): the 16 components of U = G·g·Gᵀ as
+/// `[component][block][Cin][16]` (component k = 4·row + column), bias `[block][16]`.
+/// `zeroRow` is a run of zeros standing in for padded input pixels.
 struct PackedConvWeights: @unchecked Sendable {
     /// Which kernel the weights are packed for.
     enum Layout {
@@ -15,6 +17,8 @@ struct PackedConvWeights: @unchecked Sendable {
         case depthwise
         /// Input channels as the lanes: for layers with fewer than 16 output channels per group.
         case dot
+        /// Winograd F(2×2, 3×3) transformed weights, output channels in 16-lane blocks.
+        case winograd
 
         /// The layout for a convolution of this grouping; `channelTail` allows `.dot` when Cin/groups
         /// is not a multiple of 16 (the kernel then masks its last input vector).
@@ -58,6 +62,23 @@ struct PackedConvWeights: @unchecked Sendable {
         self.layout = layout
         switch layout {
         case .blocked: break
+        case .winograd:
+            precondition(groups == 1 && kernelHeight == 3 && kernelWidth == 3, "Winograd weights need a dense 3×3 kernel")
+            let blocks = (outputChannels + vectorWidth - 1) / vectorWidth
+            blocksPerGroup = blocks
+            self.weights = AlignedBuffer(count: 16 * blocks * cinG * vectorWidth)
+            self.bias = AlignedBuffer(count: blocks * vectorWidth)
+            zeroRow = AlignedBuffer(count: roundUpToVector(cinG))
+            if let bias { self.bias.pointer.update(from: bias, count: outputChannels) }
+            for co in 0 ..< outputChannels {
+                for ci in 0 ..< cinG {
+                    let u = winogradWeightTransform { ky, kx in source[((co * 3 + ky) * 3 + kx) * cinG + ci] }
+                    for k in 0 ..< 16 {
+                        self.weights.pointer[((k * blocks + co / vectorWidth) * cinG + ci) * vectorWidth + co % vectorWidth] = u[k]
+                    }
+                }
+            }
+            return
         case .dot:
             let cinPad = roundUpToVector(cinG)
             blocksPerGroup = 0
@@ -102,6 +123,19 @@ struct PackedConvWeights: @unchecked Sendable {
             }
         }
     }
+}
+
+/// U = G·g·Gᵀ for one 3×3 filter `g(ky, kx)`, G = [[1, 0, 0], [½, ½, ½], [½, −½, ½], [0, 0, 1]],
+/// computed in Double and rounded once; element `4·row + column`.
+private func winogradWeightTransform(_ g: (Int, Int) -> Float) -> [Float] {
+    func transform(_ a: Double, _ b: Double, _ c: Double) -> [Double] { [a, (a + b + c) / 2, (a - b + c) / 2, c] }
+    // G·g: the column transform of each kernel column, as [row][kx].
+    var gg = [[Double]](repeating: [Double](repeating: 0, count: 3), count: 4)
+    for kx in 0 ..< 3 {
+        let column = transform(Double(g(0, kx)), Double(g(1, kx)), Double(g(2, kx)))
+        for row in 0 ..< 4 { gg[row][kx] = column[row] }
+    }
+    return (0 ..< 4).flatMap { row in transform(gg[row][0], gg[row][1], gg[row][2]).map(Float.init) }
 }
 
 /// `PackedConvWeights` as the kernels read it: plain pointers and sizes, trivially copyable.
