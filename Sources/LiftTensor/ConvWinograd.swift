@@ -11,8 +11,9 @@
 // optional residual into the output. Work is split by tile row only, each tile row processed in the
 // same blocks whatever the split, so results do not depend on the thread count.
 
-/// One tensor feeding a run of a convolution's input channels (several side by side form the
-/// input of a convolution fused with the concat before it). NHWC with `channels` per pixel.
+/// One NHWC tensor with `channels` per pixel feeding a run of channels: of a convolution's input
+/// (several side by side form the input of a convolution fused with the concat before it), or of a
+/// concat's output.
 struct ConvSource {
     let data: UnsafePointer<Float>
     let channels: Int
