@@ -53,7 +53,9 @@ func windowOutputSize(input: Int, padBefore: Int, padAfter: Int, kernel: Int, st
 /// `[group][Cout/16 block][Kh][Kw][Cin/groups][16]` (zero-padded lanes) for the direct SIMD kernel.
 /// Depthwise convolutions (groups = Cin = Cout) use a specialised kernel; 1×1 stride-1 unpadded
 /// convolutions run as a blocked GEMM over all pixels; layers with at most 8 output channels per group
-/// (side outputs, fusions) vectorise over input channels instead. Results do not depend on the thread count.
+/// (side outputs, fusions) vectorise over input channels instead; dense 3×3 stride-1 layers with 16+
+/// channels run by Winograd (`ConvAlgorithm.winogradTile`), which can also read a concat's inputs in
+/// place and add a residual. Results do not depend on the thread count.
 public final class Conv2D: @unchecked Sendable {
     /// Input channels Cin (all groups).
     public let inputChannels: Int
@@ -70,7 +72,7 @@ public final class Conv2D: @unchecked Sendable {
     ///   - bias: nil (zero) or `outputChannels` floats.
     ///   - inputChannels: Cin, a multiple of `parameters.groups`.
     ///   - outputChannels: Cout, a multiple of `parameters.groups`.
-    ///   - algorithm: `.automatic` (the rule in `ConvAlgorithm`), or force `.direct` / `.winograd`.
+    ///   - algorithm: `.automatic` (the rule in `ConvAlgorithm`), or force `.direct` / `.winograd(tile:)`.
     public init(weights: [Float], bias: [Float]?, inputChannels: Int, outputChannels: Int,
                 parameters: Conv2DParameters, algorithm: ConvAlgorithm = .automatic) {
         let groups = parameters.groups
@@ -83,15 +85,21 @@ public final class Conv2D: @unchecked Sendable {
         self.inputChannels = inputChannels
         self.outputChannels = outputChannels
         self.parameters = parameters
-        let winograd = ConvAlgorithm.winogradApplies(to: parameters, inputChannels: inputChannels, outputChannels: outputChannels)
-        precondition(algorithm != .winograd || ConvAlgorithm.winogradCan(parameters),
-                     "Winograd F(2×2, 3×3) needs a dense 3×3 stride-1 convolution")
-        let layout: PackedConvWeights.Layout = algorithm == .winograd || (algorithm == .automatic && winograd) ? .winograd
+        var tile = 0
+        switch algorithm {
+        case .automatic: tile = ConvAlgorithm.winogradTile(for: parameters, inputChannels: inputChannels, outputChannels: outputChannels) ?? 0
+        case .direct: tile = 0
+        case .winograd(let forced):
+            precondition(ConvAlgorithm.winogradCan(parameters) && (forced == 2 || forced == 4),
+                         "Winograd F(m×m, 3×3) needs a dense 3×3 stride-1 convolution and m = 2 or 4, not \(forced)")
+            tile = forced
+        }
+        let layout: PackedConvWeights.Layout = tile > 0 ? .winograd
             : .choose(inputChannels: inputChannels, outputChannels: outputChannels, groups: groups, channelTail: true)
         packed = PackedConvWeights(weights: weights, bias: bias, outputChannels: outputChannels,
                                    inputChannelsPerGroup: inputChannels / groups, groups: groups,
                                    kernelHeight: parameters.kernelHeight, kernelWidth: parameters.kernelWidth,
-                                   layout: layout)
+                                   layout: layout, winogradTile: tile)
     }
 
     /// The padding this convolution applies to an input of `shape`.
@@ -114,7 +122,7 @@ public final class Conv2D: @unchecked Sendable {
         return TensorShape(n: shape.n, h: ho, w: wo, c: outputChannels)
     }
 
-    /// True when this convolution runs by Winograd F(2×2, 3×3), and so can read its input as several
+    /// True when this convolution runs by Winograd F(m×m, 3×3), and so can read its input as several
     /// tensors side by side (`run(concatenating:…)`) and add a residual in its epilogue.
     public var isWinograd: Bool { packed.layout == .winograd }
 
@@ -176,25 +184,30 @@ public final class Conv2D: @unchecked Sendable {
 
 /// How a convolution is computed.
 public enum ConvAlgorithm: Sendable, Hashable {
-    /// Winograd F(2×2, 3×3) where `winogradApplies`, else the direct (or depthwise / dot) kernel.
+    /// Winograd where `winogradTile(for:…)` says so, else the direct (or depthwise / dot) kernel.
     case automatic
     /// The direct kernel (or the depthwise / few-output kernel its grouping calls for).
     case direct
-    /// Winograd F(2×2, 3×3); the convolution must be dense 3×3 stride 1 (any dilation).
-    case winograd
+    /// Winograd F(m×m, 3×3) with output tile m = 2 or 4; the convolution must be dense 3×3 stride 1
+    /// (any dilation and padding).
+    case winograd(tile: Int)
 
     /// True when Winograd can compute the convolution: dense, 3×3, stride 1 (any dilation and padding).
     public static func winogradCan(_ p: Conv2DParameters) -> Bool {
         p.kernelHeight == 3 && p.kernelWidth == 3 && p.strideY == 1 && p.strideX == 1 && p.groups == 1
     }
 
-    /// The rule `.automatic` follows: Winograd for a dense 3×3 stride-1 convolution with at least
-    /// 16 input and 16 output channels and dilation ≤ 2. Measured with `lift-bench kernels` on
-    /// U²-Net-small's layers: 1.2–1.8× faster than the direct kernel (most on 64→64 and 128→64);
-    /// below 16 channels the transforms cost more than the multiplies they save (and ≤ 8 outputs go
-    /// to the few-output kernel); at dilation 4 and 8 on small maps most taps fall in the padding,
-    /// which the direct kernel skips and Winograd computes (0.7–0.85× at 20×20).
-    public static func winogradApplies(to p: Conv2DParameters, inputChannels: Int, outputChannels: Int) -> Bool {
-        winogradCan(p) && inputChannels >= 16 && outputChannels >= 16 && p.dilationY <= 2 && p.dilationX <= 2
+    /// The rule `.automatic` follows: the Winograd output tile for a dense 3×3 stride-1 convolution
+    /// with at least 16 input and 16 output channels — F(4×4, 3×3) at dilation 1, F(2×2, 3×3) at
+    /// dilation 2 — and nil (direct) otherwise. Measured with `lift-bench kernels` on U²-Net-small's
+    /// layers (Benchmarks/RESULTS.md): F(4×4) runs its dilation-1 layers 1.9–2.7× faster than the
+    /// direct kernel, F(2×2) its 20×20 dilation-2 layer 1.1–1.4×. Below 16 channels the transforms
+    /// cost more than the multiplies they save (≤ 8 outputs go to the few-output kernel); at dilation
+    /// 4 and 8 on small maps most taps fall in the padding, which the direct kernel skips and Winograd
+    /// computes (0.7–0.85× at 20×20); F(4×4)'s 4d-wide periods are too coarse for the small maps
+    /// dilated layers run on.
+    public static func winogradTile(for p: Conv2DParameters, inputChannels: Int, outputChannels: Int) -> Int? {
+        guard winogradCan(p), inputChannels >= 16, outputChannels >= 16, p.dilationY <= 2, p.dilationX <= 2 else { return nil }
+        return p.dilationY == 1 && p.dilationX == 1 ? 4 : 2
     }
 }

@@ -5,8 +5,8 @@
 /// `[group][block][16]`. Depthwise (groups = Cin = Cout): `[Kh][Kw][Cpad]` and bias `[Cpad]`, with
 /// `Cpad` = C rounded up to 16. Dot (few output channels per group): `[Cout][Kh][Kw][CinPad]` with
 /// `CinPad` = Cin/groups rounded up to 16 (zero lanes), the kernel vectorising over input channels;
-/// bias `[Cout]`. Winograd (dense 3×3 stride 1): the 16 components of U = G·g·Gᵀ as
-/// `[component][block][Cin][16]` (component k = 4·row + column), bias `[block][16]`.
+/// bias `[Cout]`. Winograd F(m×m, 3×3) (dense 3×3 stride 1): the (m+2)² components of U = G·g·Gᵀ
+/// as `[component][block][Cin][16]` (component k = (m+2)·row + column), bias `[block][16]`.
 /// `zeroRow` is a run of zeros standing in for padded input pixels.
 struct PackedConvWeights: @unchecked Sendable {
     /// Which kernel the weights are packed for.
@@ -17,7 +17,7 @@ struct PackedConvWeights: @unchecked Sendable {
         case depthwise
         /// Input channels as the lanes: for layers with fewer than 16 output channels per group.
         case dot
-        /// Winograd F(2×2, 3×3) transformed weights, output channels in 16-lane blocks.
+        /// Winograd F(m×m, 3×3) transformed weights (m = `winogradTile`), output channels in 16-lane blocks.
         case winograd
 
         /// The layout for a convolution of this grouping; `channelTail` allows `.dot` when Cin/groups
@@ -39,6 +39,8 @@ struct PackedConvWeights: @unchecked Sendable {
     let blocksPerGroup: Int
     let taps: Int
     let layout: Layout
+    /// Output tile m of the Winograd layout (2 or 4); 0 for the others.
+    let winogradTile: Int
 
     /// Floats between the same tap and input channel of two consecutive blocks.
     var blockStride: Int { taps * inputChannelsPerGroup * vectorWidth }
@@ -48,11 +50,11 @@ struct PackedConvWeights: @unchecked Sendable {
     var view: PackedView {
         PackedView(weights: weights.pointer, bias: bias.pointer, zeroRow: zeroRow.pointer, groups: groups,
                    inputChannelsPerGroup: inputChannelsPerGroup, outputChannelsPerGroup: outputChannelsPerGroup,
-                   blocksPerGroup: blocksPerGroup, taps: taps, blockStride: blockStride)
+                   blocksPerGroup: blocksPerGroup, taps: taps, blockStride: blockStride, winogradTile: winogradTile)
     }
 
     init(weights source: [Float], bias: [Float]?, outputChannels: Int, inputChannelsPerGroup cinG: Int,
-         groups: Int, kernelHeight: Int, kernelWidth: Int, layout: Layout) {
+         groups: Int, kernelHeight: Int, kernelWidth: Int, layout: Layout, winogradTile: Int = 0) {
         let taps = kernelHeight * kernelWidth
         let cpg = outputChannels / groups
         self.groups = groups
@@ -60,20 +62,23 @@ struct PackedConvWeights: @unchecked Sendable {
         self.outputChannelsPerGroup = cpg
         self.taps = taps
         self.layout = layout
+        self.winogradTile = layout == .winograd ? winogradTile : 0
         switch layout {
         case .blocked: break
         case .winograd:
-            precondition(groups == 1 && kernelHeight == 3 && kernelWidth == 3, "Winograd weights need a dense 3×3 kernel")
+            precondition(groups == 1 && kernelHeight == 3 && kernelWidth == 3 && (winogradTile == 2 || winogradTile == 4),
+                         "Winograd weights need a dense 3×3 kernel and an output tile of 2 or 4")
             let blocks = (outputChannels + vectorWidth - 1) / vectorWidth
+            let components = (winogradTile + 2) * (winogradTile + 2)
             blocksPerGroup = blocks
-            self.weights = AlignedBuffer(count: 16 * blocks * cinG * vectorWidth)
+            self.weights = AlignedBuffer(count: components * blocks * cinG * vectorWidth)
             self.bias = AlignedBuffer(count: blocks * vectorWidth)
             zeroRow = AlignedBuffer(count: roundUpToVector(cinG))
             if let bias { self.bias.pointer.update(from: bias, count: outputChannels) }
             for co in 0 ..< outputChannels {
                 for ci in 0 ..< cinG {
-                    let u = winogradWeightTransform { ky, kx in source[((co * 3 + ky) * 3 + kx) * cinG + ci] }
-                    for k in 0 ..< 16 {
+                    let u = winogradWeightTransform(outputTile: winogradTile) { ky, kx in source[((co * 3 + ky) * 3 + kx) * cinG + ci] }
+                    for k in 0 ..< components {
                         self.weights.pointer[((k * blocks + co / vectorWidth) * cinG + ci) * vectorWidth + co % vectorWidth] = u[k]
                     }
                 }
@@ -125,19 +130,6 @@ struct PackedConvWeights: @unchecked Sendable {
     }
 }
 
-/// U = G·g·Gᵀ for one 3×3 filter `g(ky, kx)`, G = [[1, 0, 0], [½, ½, ½], [½, −½, ½], [0, 0, 1]],
-/// computed in Double and rounded once; element `4·row + column`.
-private func winogradWeightTransform(_ g: (Int, Int) -> Float) -> [Float] {
-    func transform(_ a: Double, _ b: Double, _ c: Double) -> [Double] { [a, (a + b + c) / 2, (a - b + c) / 2, c] }
-    // G·g: the column transform of each kernel column, as [row][kx].
-    var gg = [[Double]](repeating: [Double](repeating: 0, count: 3), count: 4)
-    for kx in 0 ..< 3 {
-        let column = transform(Double(g(0, kx)), Double(g(1, kx)), Double(g(2, kx)))
-        for row in 0 ..< 4 { gg[row][kx] = column[row] }
-    }
-    return (0 ..< 4).flatMap { row in transform(gg[row][0], gg[row][1], gg[row][2]).map(Float.init) }
-}
-
 /// `PackedConvWeights` as the kernels read it: plain pointers and sizes, trivially copyable.
 struct PackedView: @unchecked Sendable {
     let weights: UnsafePointer<Float>
@@ -149,6 +141,7 @@ struct PackedView: @unchecked Sendable {
     let blocksPerGroup: Int
     let taps: Int
     let blockStride: Int
+    let winogradTile: Int
 }
 
 /// Everything a convolution kernel needs for one run, resolved for one input size. Holds raw

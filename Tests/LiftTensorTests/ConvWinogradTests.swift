@@ -2,7 +2,7 @@ import LiftTensor
 import Testing
 import TestSupport
 
-/// Winograd F(2×2, 3×3) forced onto odd shapes: channels that are not a multiple of 16, 1×1 and 1×N
+/// Winograd F(2×2, 3×3) and F(4×4, 3×3) forced onto odd shapes: channels that are not a multiple of 16, 1×1 and 1×N
 /// images, odd sizes whose last tiles hang over the edge, dilation 2/4/8, padding wider than the
 /// kernel's half, batches of 2.
 let winogradCases: [ConvCase] = [
@@ -25,23 +25,24 @@ let winogradCases: [ConvCase] = [
              parameters: .init(kernelHeight: 3, kernelWidth: 3, padding: .explicit(.init(top: 1, left: 1, bottom: 1, right: 1)), activation: .sigmoid)),
 ]
 
-/// Tolerance: the same 1e-4 as every convolution. F(2×2, 3×3)'s transforms only add, subtract and
-/// halve (entries of Bᵀ, G, Aᵀ are 0, ±½, ±1), so its Float32 error grows by a small constant factor
-/// at most over a direct sum's; measured on these cases: ≤ 2.7e-7 against the Double reference (the
-/// direct kernel: ≤ 6.6e-7, its sums are longer), far below 1e-4.
-private func makeWinograd(_ c: ConvCase, seed: UInt64, algorithm: ConvAlgorithm = .winograd) -> (Conv2D, Tensor, [Float], [Float]) {
+/// Tolerance: the same 1e-4 as every convolution. The transforms' entries are small (F(2, 3): 0,
+/// ±½, ±1; F(4, 3): up to 8 in Aᵀ, 5 in Bᵀ, 1/24 in G), so the Float32 error grows by a constant
+/// factor over a direct sum's (Lavin & Gray; Barabasz et al. 2020: F(4, 3) loses about one more
+/// digit than F(2, 3)). Measured on these cases against the Double reference: F(2, 3) ≤ 2.7e-7,
+/// F(4, 3) ≤ 2.8e-6, the direct kernel ≤ 6.6e-7 — all far below 1e-4.
+private func makeWinograd(_ c: ConvCase, seed: UInt64, tile: Int) -> (Conv2D, Tensor, [Float], [Float]) {
     var values = SeededValues(seed: seed)
     let fanIn = Float(9 * c.cin)
     let weights = values.array(c.cout * 9 * c.cin, scale: 1 / fanIn.squareRoot())
     let bias = values.array(c.cout, scale: 0.5)
     let conv = Conv2D(weights: weights, bias: bias, inputChannels: c.cin, outputChannels: c.cout,
-                      parameters: c.parameters, algorithm: algorithm)
+                      parameters: c.parameters, algorithm: .winograd(tile: tile))
     return (conv, values.tensor(c.n, c.h, c.w, c.cin), weights, bias)
 }
 
-@Test(arguments: winogradCases)
-func winogradMatchesReference(_ c: ConvCase) throws {
-    let (conv, input, weights, bias) = makeWinograd(c, seed: 5)
+@Test(arguments: winogradCases, [2, 4])
+func winogradMatchesReference(_ c: ConvCase, tile: Int) throws {
+    let (conv, input, weights, bias) = makeWinograd(c, seed: 5, tile: tile)
     #expect(conv.isWinograd)
     let expected = ReferenceKernels.conv2d(input: input, weights: weights, bias: bias, outputChannels: c.cout, parameters: c.parameters)
     let shape = try #require(conv.outputShape(for: input.shape))
@@ -52,9 +53,9 @@ func winogradMatchesReference(_ c: ConvCase) throws {
     #expect(maxAbsDifference(output, expected) <= convTolerance)
 }
 
-@Test(arguments: winogradCases)
-func winogradIsBitIdenticalAcrossThreadCounts(_ c: ConvCase) throws {
-    let (conv, input, _, _) = makeWinograd(c, seed: 13)
+@Test(arguments: winogradCases, [2, 4])
+func winogradIsBitIdenticalAcrossThreadCounts(_ c: ConvCase, tile: Int) throws {
+    let (conv, input, _, _) = makeWinograd(c, seed: 13, tile: tile)
     let shape = try #require(conv.outputShape(for: input.shape))
     let one = Tensor(shape: shape), many = Tensor(shape: shape)
     conv.run(input: input, output: one, threads: 1)
@@ -65,32 +66,37 @@ func winogradIsBitIdenticalAcrossThreadCounts(_ c: ConvCase) throws {
 }
 
 @Test func automaticRuleChoosesWinogradForDense3x3StrideOneSixteenChannelsDilationUpToTwo() {
-    let p3 = Conv2DParameters(kernelHeight: 3, kernelWidth: 3, dilationY: 2, dilationX: 2, padding: .same)
-    #expect(ConvAlgorithm.winogradApplies(to: p3, inputChannels: 16, outputChannels: 16))
-    #expect(!ConvAlgorithm.winogradApplies(to: p3, inputChannels: 3, outputChannels: 64))
-    #expect(!ConvAlgorithm.winogradApplies(to: p3, inputChannels: 64, outputChannels: 1))
+    func tile(_ p: Conv2DParameters, _ cin: Int, _ cout: Int) -> Int? {
+        ConvAlgorithm.winogradTile(for: p, inputChannels: cin, outputChannels: cout)
+    }
+    let plain = Conv2DParameters(kernelHeight: 3, kernelWidth: 3, padding: .same)
+    let dilated2 = Conv2DParameters(kernelHeight: 3, kernelWidth: 3, dilationY: 2, dilationX: 2, padding: .same)
     let dilated4 = Conv2DParameters(kernelHeight: 3, kernelWidth: 3, dilationY: 4, dilationX: 4, padding: .same)
-    #expect(!ConvAlgorithm.winogradApplies(to: dilated4, inputChannels: 64, outputChannels: 64))
     let strided = Conv2DParameters(kernelHeight: 3, kernelWidth: 3, strideY: 2, strideX: 2, padding: .same)
-    #expect(!ConvAlgorithm.winogradApplies(to: strided, inputChannels: 64, outputChannels: 64))
     let grouped = Conv2DParameters(kernelHeight: 3, kernelWidth: 3, padding: .same, groups: 2)
-    #expect(!ConvAlgorithm.winogradApplies(to: grouped, inputChannels: 64, outputChannels: 64))
+    #expect(tile(plain, 16, 16) == 4)
+    #expect(tile(dilated2, 16, 16) == 2)
+    #expect(tile(plain, 3, 64) == nil)
+    #expect(tile(plain, 64, 1) == nil)
+    #expect(tile(dilated4, 64, 64) == nil)
+    #expect(tile(strided, 64, 64) == nil)
+    #expect(tile(grouped, 64, 64) == nil)
     let direct = Conv2D(weights: [Float](repeating: 0, count: 16 * 9 * 16), bias: nil, inputChannels: 16, outputChannels: 16,
-                        parameters: p3, algorithm: .direct)
+                        parameters: plain, algorithm: .direct)
     #expect(!direct.isWinograd)
 }
 
 /// Concatenated inputs (channel counts 7 + 16 + 9, so sources spill into each other's lanes) and a
 /// residual give the same as `Concat`, the convolution and `BinaryOp.add` run one after the other.
-@Test(arguments: [1, 2])
-func winogradFusesConcatAndResidual(threads: Int) throws {
+@Test(arguments: [1, 2], [2, 4])
+func winogradFusesConcatAndResidual(threads: Int, tile: Int) throws {
     var values = SeededValues(seed: 21)
     let parts = [7, 16, 9].map { values.tensor(1, 9, 11, $0) }
     let p = Conv2DParameters(kernelHeight: 3, kernelWidth: 3, dilationY: 2, dilationX: 2,
                              padding: .explicit(.init(top: 2, left: 2, bottom: 2, right: 2)), activation: .relu)
     let weights = values.array(20 * 9 * 32, scale: 0.06), bias = values.array(20, scale: 0.5)
-    let conv = Conv2D(weights: weights, bias: bias, inputChannels: 32, outputChannels: 20, parameters: p)
-    #expect(conv.isWinograd)
+    let conv = Conv2D(weights: weights, bias: bias, inputChannels: 32, outputChannels: 20, parameters: p,
+                      algorithm: .winograd(tile: tile))
     let joined = Tensor(shape: TensorShape(n: 1, h: 9, w: 11, c: 32))
     Concat.run(inputs: parts, output: joined, threads: 1)
     let shape = try #require(conv.outputShape(for: joined.shape))
