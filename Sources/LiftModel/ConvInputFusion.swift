@@ -10,7 +10,10 @@ extension Program {
     /// - An `add` without activation whose operand only a Winograd conv writes and only the add
     ///   reads takes that conv's place: the conv reads the other operand as a residual (appended to
     ///   its inputs) and writes the add's output. The residual must already exist when the conv runs,
-    ///   so it must be the graph input or be written by an earlier step.
+    ///   so it must be the graph input or be written by an earlier step. A residual of shape
+    ///   `[N|1, 1, 1, C]` is added right after the conv (`Program.Step.run`); the reverse broadcast
+    ///   (the conv's output `[N, 1, 1, C]` added to a full map) cannot be written into the conv's
+    ///   output and is reported by shape inference as a mismatch.
     /// Results are unchanged bit for bit: the conv adds the residual to the value it would have stored.
     static func fusingConvInputs(_ unfused: [Step], outputs: [Int], valueCount: Int) -> [Step] {
         var steps = unfused
