@@ -8,15 +8,21 @@ best of repeated runs, on thread CPU time for 1 thread (preemption by other jobs
 machine is not counted) and wall time for 2 threads.
 
 Usage (from the repository root, after `swift build -c release --product lift-bench`):
-    /work/venv/bin/python Benchmarks/kernels_peer.py [--lift .build/release/lift-bench]
+    python3 Benchmarks/kernels_peer.py [--lift .build/release/lift-bench]
         [--filter NAME] [--markdown] [--json]
-Needs numpy, torch, onnx and onnxruntime (see Tools/requirements.txt).
+Needs numpy, torch, onnx and onnxruntime: the script re-runs itself under `$LIFT_PEER_PYTHON` if set
+(this project's runs use `LIFT_PEER_PYTHON=/work/venv/bin/python`), else under `Benchmarks/.venv`,
+made and filled from `Benchmarks/requirements-peer.txt` on first use (see `Benchmarks/peer_env.py`).
 """
 import argparse
 import json
 import subprocess
 import sys
 import time
+
+import peer_env
+
+peer_env.use_peer_python(["numpy", "onnx", "onnxruntime", "torch"])  # before the peers are imported
 
 import numpy as np
 import onnx

@@ -8,6 +8,10 @@ ONNX model. Prints one JSON line: {"runtime", "threads", "runs", "median_ms", "m
 "thread_cpu_ms"} (wall times, and the calling thread's CPU time per run, which with 1 thread is all
 of the work and does not count time the thread spent preempted); with
 --output, writes the first output as raw NHWC float32 for a parity check.
+
+Runs under `$LIFT_PEER_PYTHON` if set (this project's runs: `/work/venv/bin/python`), else re-runs
+itself under `Benchmarks/.venv` with numpy and onnxruntime installed at the versions pinned in
+`Benchmarks/requirements-peer.txt` (see `Benchmarks/peer_env.py`).
 """
 from __future__ import annotations
 
@@ -15,6 +19,10 @@ import argparse
 import json
 import statistics
 import time
+
+import peer_env
+
+peer_env.use_peer_python(["numpy", "onnxruntime"])  # before the peers are imported
 
 import numpy as np
 import onnxruntime as ort

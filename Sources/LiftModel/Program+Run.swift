@@ -6,7 +6,17 @@ extension Program.Step {
         let x = inputs[0]
         switch kernel {
         case .conv(let conv):
-            conv.run(input: x, output: output, threads: threads)
+            // A residual of the output's shape is added in the epilogue; a broadcast one afterwards.
+            let residual = addsResidual ? inputs[concatenated] : nil
+            let fused = residual.flatMap { $0.shape == output.shape ? $0 : nil }
+            if concatenated > 1 {
+                conv.run(concatenating: inputs[0 ..< concatenated], output: output, residual: fused, threads: threads)
+            } else {
+                conv.run(input: x, output: output, residual: fused, threads: threads)
+            }
+            if let residual, fused == nil {
+                BinaryOp.add.run(a: output, b: residual, output: output, threads: threads)
+            }
         case .convTranspose(let conv):
             conv.run(input: x, output: output, threads: threads)
         case .pool(let pool):
@@ -43,7 +53,8 @@ extension Program.Step {
             let dilation = p.dilationY == 1 && p.dilationX == 1 ? "" : " d\(p.dilationY)"
             let stride = p.strideY == 1 && p.strideX == 1 ? "" : " s\(p.strideY)"
             let groups = p.groups == 1 ? "" : " g\(p.groups)"
-            return "conv \(p.kernelHeight)x\(p.kernelWidth)\(dilation)\(stride)\(groups) \(conv.inputChannels)→\(conv.outputChannels)"
+            let fused = (concatenated > 1 ? " +concat" : "") + (addsResidual ? " +add" : "")
+            return "conv \(p.kernelHeight)x\(p.kernelWidth)\(dilation)\(stride)\(groups) \(conv.inputChannels)→\(conv.outputChannels)\(fused)"
         case .convTranspose(let conv):
             return "conv_transpose \(conv.kernelHeight)x\(conv.kernelWidth) s\(conv.strideY) \(conv.inputChannels)→\(conv.outputChannels)"
         case .pool(let pool): return pool.kind == .max ? "max_pool2d" : "avg_pool2d"

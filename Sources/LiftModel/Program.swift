@@ -8,6 +8,12 @@ struct Program {
         var kernel: Kernel
         var inputs: [Int]
         var output: Int
+        /// For a conv: how many leading inputs form its input channels side by side (> 1 after a
+        /// concat was fused into it).
+        var concatenated = 1
+        /// For a conv: whether the input after the concatenated ones is a residual added to its
+        /// output (an `add` fused into it).
+        var addsResidual = false
     }
 
     /// A node's kernel: packed convolutions, or the parameters of a stateless kernel.
@@ -32,16 +38,18 @@ struct Program {
     /// Steps in execution order.
     let steps: [Step]
 
-    /// Fuses standalone activations into their producers, then packs every convolution's weights.
+    /// Fuses standalone activations into their producers, packs every convolution's weights, then
+    /// fuses concats and residual adds into the Winograd convolutions next to them.
     init(graph: Graph) {
         var graph = graph
         graph.fuseActivations()
         input = graph.input
         valueNames = graph.valueNames
         outputs = graph.outputs
-        steps = graph.nodes.map { node in
+        let unfused = graph.nodes.map { node in
             Step(name: node.name, kernel: Self.kernel(for: node.operation), inputs: node.inputs, output: node.output)
         }
+        steps = Self.fusingConvInputs(unfused, outputs: graph.outputs, valueCount: graph.valueNames.count)
     }
 
     private static func kernel(for operation: Operation) -> Kernel {

@@ -37,8 +37,18 @@ extension Program.Step {
         func fail(_ reason: String) -> GraphError { .shapeMismatch(node: name, reason: reason) }
         switch kernel {
         case .conv(let conv):
+            let sources = Array(inputs.prefix(concatenated))
+            guard let x = Concat.outputShape(for: sources) else {
+                throw fail("concatenated inputs differ in batch, height or width: \(sources.map(\.description).joined(separator: ", "))")
+            }
             guard x.c == conv.inputChannels else { throw fail("input has \(x.c) channels, the weights take \(conv.inputChannels)") }
             guard let shape = conv.outputShape(for: x) else { throw fail("input \(x) is smaller than the dilated kernel after padding") }
+            if addsResidual {
+                let residual = inputs[concatenated]
+                guard BinaryOp.canBroadcast(shape, residual) else {
+                    throw fail("add of the convolution's output \(shape) and \(residual): shapes must be equal or the second [N or 1, 1, 1, C]")
+                }
+            }
             return shape
         case .convTranspose(let conv):
             guard x.c == conv.inputChannels else { throw fail("input has \(x.c) channels, the weights take \(conv.inputChannels)") }

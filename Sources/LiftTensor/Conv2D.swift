@@ -55,7 +55,9 @@ func windowOutputSize(input: Int, padBefore: Int, padAfter: Int, kernel: Int, st
 /// `[group][Cout/16 block][Kh][Kw][Cin/groups][16]` (zero-padded lanes) for the direct SIMD kernel.
 /// Depthwise convolutions (groups = Cin = Cout) use a specialised kernel; 1×1 stride-1 unpadded
 /// convolutions run as a blocked GEMM over all pixels; layers with at most 8 output channels per group
-/// (side outputs, fusions) vectorise over input channels instead. Results do not depend on the thread count.
+/// (side outputs, fusions) vectorise over input channels instead; dense 3×3 stride-1 layers with 16+
+/// channels run by Winograd (`ConvAlgorithm.winogradTile`), which can also read a concat's inputs in
+/// place and add a residual. Results do not depend on the thread count.
 public final class Conv2D: @unchecked Sendable {
     /// Input channels Cin (all groups).
     public let inputChannels: Int
@@ -72,8 +74,9 @@ public final class Conv2D: @unchecked Sendable {
     ///   - bias: nil (zero) or `outputChannels` floats.
     ///   - inputChannels: Cin, a multiple of `parameters.groups`.
     ///   - outputChannels: Cout, a multiple of `parameters.groups`.
+    ///   - algorithm: `.automatic` (the rule in `ConvAlgorithm`), or force `.direct` / `.winograd(tile:)`.
     public init(weights: [Float], bias: [Float]?, inputChannels: Int, outputChannels: Int,
-                parameters: Conv2DParameters) {
+                parameters: Conv2DParameters, algorithm: ConvAlgorithm = .automatic) {
         let groups = parameters.groups
         precondition(inputChannels >= 1 && outputChannels >= 1, "conv needs at least one input and output channel")
         precondition(inputChannels % groups == 0 && outputChannels % groups == 0,
@@ -84,11 +87,21 @@ public final class Conv2D: @unchecked Sendable {
         self.inputChannels = inputChannels
         self.outputChannels = outputChannels
         self.parameters = parameters
+        var tile = 0
+        switch algorithm {
+        case .automatic: tile = ConvAlgorithm.winogradTile(for: parameters, inputChannels: inputChannels, outputChannels: outputChannels) ?? 0
+        case .direct: tile = 0
+        case .winograd(let forced):
+            precondition(ConvAlgorithm.winogradCan(parameters) && (forced == 2 || forced == 4),
+                         "Winograd F(m×m, 3×3) needs a dense 3×3 stride-1 convolution and m = 2 or 4, not \(forced)")
+            tile = forced
+        }
+        let layout: PackedConvWeights.Layout = tile > 0 ? .winograd
+            : .choose(inputChannels: inputChannels, outputChannels: outputChannels, groups: groups, channelTail: true)
         packed = PackedConvWeights(weights: weights, bias: bias, outputChannels: outputChannels,
                                    inputChannelsPerGroup: inputChannels / groups, groups: groups,
                                    kernelHeight: parameters.kernelHeight, kernelWidth: parameters.kernelWidth,
-                                   layout: .choose(inputChannels: inputChannels, outputChannels: outputChannels, groups: groups,
-                                                   channelTail: true))
+                                   layout: layout, winogradTile: tile)
     }
 
     /// The padding this convolution applies to an input of `shape`.
@@ -111,21 +124,92 @@ public final class Conv2D: @unchecked Sendable {
         return TensorShape(n: shape.n, h: ho, w: wo, c: outputChannels)
     }
 
+    /// True when this convolution runs by Winograd F(m×m, 3×3), and so can read its input as several
+    /// tensors side by side (`run(concatenating:…)`) and add a residual in its epilogue.
+    public var isWinograd: Bool { packed.layout == .winograd }
+
     /// Convolves `input` into `output`, whose shape must be `outputShape(for: input.shape)`.
     /// Allocates nothing; `input` and `output` must be different tensors.
-    public func run(input: Tensor, output: Tensor, threads: Int = Parallel.defaultThreads) {
+    /// - Parameter residual: nil, or (Winograd only) a tensor of the output's shape added after the activation.
+    public func run(input: Tensor, output: Tensor, residual: Tensor? = nil, threads: Int = Parallel.defaultThreads) {
         guard let expected = outputShape(for: input.shape) else {
             preconditionFailure("conv \(inputChannels)→\(outputChannels) cannot take an input of shape \(input.shape)")
         }
-        precondition(output.shape == expected, "conv output shape \(output.shape) must be \(expected)")
         precondition(input !== output, "conv cannot run in place")
-        let geometry = ConvGeometry(conv: self, input: input.shape, output: expected, padding: padding(for: input.shape))
+        let source = ConvSource(data: input.data, channels: input.shape.c)
+        withUnsafePointer(to: source) { pointer in
+            run(sources: UnsafeBufferPointer(start: pointer, count: 1), shape: input.shape, expected: expected,
+                output: output, residual: residual, threads: threads)
+        }
+    }
+
+    /// Convolves the channel concatenation of `inputs` (same N, H, W; channels summing to
+    /// `inputChannels`, in order) without materialising it: the fused form of `concat` then `conv`.
+    /// Only for a Winograd convolution (`isWinograd`); allocates nothing; no input may be `output`.
+    /// - Parameter residual: nil, or a tensor of the output's shape added after the activation.
+    public func run(concatenating inputs: ArraySlice<Tensor>, output: Tensor, residual: Tensor? = nil,
+                    threads: Int = Parallel.defaultThreads) {
+        precondition(isWinograd, "only a Winograd convolution reads concatenated inputs")
+        guard let first = inputs.first?.shape,
+              inputs.allSatisfy({ $0.shape.n == first.n && $0.shape.h == first.h && $0.shape.w == first.w }),
+              case let shape = TensorShape(n: first.n, h: first.h, w: first.w, c: inputs.reduce(0) { $0 + $1.shape.c }),
+              let expected = outputShape(for: shape)
+        else { preconditionFailure("conv \(inputChannels)→\(outputChannels) cannot take inputs \(inputs.map(\.shape))") }
+        precondition(inputs.allSatisfy { $0 !== output }, "conv cannot run in place")
+        withUnsafeTemporaryAllocation(of: ConvSource.self, capacity: inputs.count) { sources in
+            for (index, tensor) in zip(sources.indices, inputs) {
+                sources.initializeElement(at: index, to: ConvSource(data: tensor.data, channels: tensor.shape.c))
+            }
+            run(sources: UnsafeBufferPointer(sources), shape: shape, expected: expected, output: output,
+                residual: residual, threads: threads)
+        }
+    }
+
+    private func run(sources: UnsafeBufferPointer<ConvSource>, shape: TensorShape, expected: TensorShape,
+                     output: Tensor, residual: Tensor?, threads: Int) {
+        precondition(output.shape == expected, "conv output shape \(output.shape) must be \(expected)")
+        precondition(residual == nil || (isWinograd && residual?.shape == expected && residual !== output),
+                     "conv residual must be a separate tensor of the output's shape, on a Winograd convolution")
+        let geometry = ConvGeometry(conv: self, input: shape, output: expected, padding: padding(for: shape))
         withExtendedLifetime(packed) {
             switch packed.layout {
-            case .depthwise: runDepthwise(geometry, input: input.data, output: output.data, threads: threads)
-            case .dot: runDot(geometry, input: input.data, output: output.data, threads: threads)
-            case .blocked: runDirect(geometry, input: input.data, output: output.data, threads: threads)
+            case .depthwise: runDepthwise(geometry, input: sources[0].data, output: output.data, threads: threads)
+            case .dot: runDot(geometry, input: sources[0].data, output: output.data, threads: threads)
+            case .blocked: runDirect(geometry, input: sources[0].data, output: output.data, threads: threads)
+            case .winograd:
+                runWinograd(geometry, sources: sources, residual: residual.map { UnsafePointer($0.data) },
+                            output: output.data, threads: threads)
             }
         }
+    }
+}
+
+/// How a convolution is computed.
+public enum ConvAlgorithm: Sendable, Hashable {
+    /// Winograd where `winogradTile(for:…)` says so, else the direct (or depthwise / dot) kernel.
+    case automatic
+    /// The direct kernel (or the depthwise / few-output kernel its grouping calls for).
+    case direct
+    /// Winograd F(m×m, 3×3) with output tile m = 2 or 4; the convolution must be dense 3×3 stride 1
+    /// (any dilation and padding).
+    case winograd(tile: Int)
+
+    /// True when Winograd can compute the convolution: dense, 3×3, stride 1 (any dilation and padding).
+    public static func winogradCan(_ p: Conv2DParameters) -> Bool {
+        p.kernelHeight == 3 && p.kernelWidth == 3 && p.strideY == 1 && p.strideX == 1 && p.groups == 1
+    }
+
+    /// The rule `.automatic` follows: the Winograd output tile for a dense 3×3 stride-1 convolution
+    /// with at least 16 input and 16 output channels — F(4×4, 3×3) at dilation 1, F(2×2, 3×3) at
+    /// dilation 2 — and nil (direct) otherwise. Measured with `lift-bench kernels` on U²-Net-small's
+    /// layers (Benchmarks/RESULTS.md): F(4×4) runs its dilation-1 layers 1.9–2.7× faster than the
+    /// direct kernel, F(2×2) its 20×20 dilation-2 layer 1.1–1.4×. Below 16 channels the transforms
+    /// cost more than the multiplies they save (≤ 8 outputs go to the few-output kernel); at dilation
+    /// 4 and 8 on small maps most taps fall in the padding, which the direct kernel skips and Winograd
+    /// computes (0.7–0.85× at 20×20); F(4×4)'s 4d-wide periods are too coarse for the small maps
+    /// dilated layers run on.
+    public static func winogradTile(for p: Conv2DParameters, inputChannels: Int, outputChannels: Int) -> Int? {
+        guard winogradCan(p), inputChannels >= 16, outputChannels >= 16, p.dilationY <= 2, p.dilationX <= 2 else { return nil }
+        return p.dilationY == 1 && p.dilationX == 1 ? 4 : 2
     }
 }

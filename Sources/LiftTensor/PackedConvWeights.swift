@@ -5,7 +5,9 @@
 /// `[group][block][16]`. Depthwise (groups = Cin = Cout): `[Kh][Kw][Cpad]` and bias `[Cpad]`, with
 /// `Cpad` = C rounded up to 16. Dot (few output channels per group): `[Cout][Kh][Kw][CinPad]` with
 /// `CinPad` = Cin/groups rounded up to 16 (zero lanes), the kernel vectorising over input channels;
-/// bias `[Cout]`. `zeroRow` is a run of zeros standing in for padded input pixels.
+/// bias `[Cout]`. Winograd F(m×m, 3×3) (dense 3×3 stride 1): the (m+2)² components of U = G·g·Gᵀ
+/// as `[component][block][Cin][16]` (component k = (m+2)·row + column), bias `[block][16]`.
+/// `zeroRow` is a run of zeros standing in for padded input pixels.
 struct PackedConvWeights: @unchecked Sendable {
     /// Which kernel the weights are packed for.
     enum Layout {
@@ -15,6 +17,8 @@ struct PackedConvWeights: @unchecked Sendable {
         case depthwise
         /// Input channels as the lanes: for layers with fewer than 16 output channels per group.
         case dot
+        /// Winograd F(m×m, 3×3) transformed weights (m = `winogradTile`), output channels in 16-lane blocks.
+        case winograd
 
         /// The layout for a convolution of this grouping; `channelTail` allows `.dot` when Cin/groups
         /// is not a multiple of 16 (the kernel then masks its last input vector).
@@ -35,6 +39,8 @@ struct PackedConvWeights: @unchecked Sendable {
     let blocksPerGroup: Int
     let taps: Int
     let layout: Layout
+    /// Output tile m of the Winograd layout (2 or 4); 0 for the others.
+    let winogradTile: Int
 
     /// Floats between the same tap and input channel of two consecutive blocks.
     var blockStride: Int { taps * inputChannelsPerGroup * vectorWidth }
@@ -44,11 +50,11 @@ struct PackedConvWeights: @unchecked Sendable {
     var view: PackedView {
         PackedView(weights: weights.pointer, bias: bias.pointer, zeroRow: zeroRow.pointer, groups: groups,
                    inputChannelsPerGroup: inputChannelsPerGroup, outputChannelsPerGroup: outputChannelsPerGroup,
-                   blocksPerGroup: blocksPerGroup, taps: taps, blockStride: blockStride)
+                   blocksPerGroup: blocksPerGroup, taps: taps, blockStride: blockStride, winogradTile: winogradTile)
     }
 
     init(weights source: [Float], bias: [Float]?, outputChannels: Int, inputChannelsPerGroup cinG: Int,
-         groups: Int, kernelHeight: Int, kernelWidth: Int, layout: Layout) {
+         groups: Int, kernelHeight: Int, kernelWidth: Int, layout: Layout, winogradTile: Int = 0) {
         let taps = kernelHeight * kernelWidth
         let cpg = outputChannels / groups
         self.groups = groups
@@ -56,8 +62,28 @@ struct PackedConvWeights: @unchecked Sendable {
         self.outputChannelsPerGroup = cpg
         self.taps = taps
         self.layout = layout
+        self.winogradTile = layout == .winograd ? winogradTile : 0
         switch layout {
         case .blocked: break
+        case .winograd:
+            precondition(groups == 1 && kernelHeight == 3 && kernelWidth == 3 && (winogradTile == 2 || winogradTile == 4),
+                         "Winograd weights need a dense 3×3 kernel and an output tile of 2 or 4")
+            let blocks = (outputChannels + vectorWidth - 1) / vectorWidth
+            let components = (winogradTile + 2) * (winogradTile + 2)
+            blocksPerGroup = blocks
+            self.weights = AlignedBuffer(count: components * blocks * cinG * vectorWidth)
+            self.bias = AlignedBuffer(count: blocks * vectorWidth)
+            zeroRow = AlignedBuffer(count: roundUpToVector(cinG))
+            if let bias { self.bias.pointer.update(from: bias, count: outputChannels) }
+            for co in 0 ..< outputChannels {
+                for ci in 0 ..< cinG {
+                    let u = winogradWeightTransform(outputTile: winogradTile) { ky, kx in source[((co * 3 + ky) * 3 + kx) * cinG + ci] }
+                    for k in 0 ..< components {
+                        self.weights.pointer[((k * blocks + co / vectorWidth) * cinG + ci) * vectorWidth + co % vectorWidth] = u[k]
+                    }
+                }
+            }
+            return
         case .dot:
             let cinPad = roundUpToVector(cinG)
             blocksPerGroup = 0
@@ -115,6 +141,7 @@ struct PackedView: @unchecked Sendable {
     let blocksPerGroup: Int
     let taps: Int
     let blockStride: Int
+    let winogradTile: Int
 }
 
 /// Everything a convolution kernel needs for one run, resolved for one input size. Holds raw

@@ -63,19 +63,22 @@ let convCases: [ConvCase] = [
 /// Float32 accumulation over ≤ 1,600 terms stays well below 1e-4 of the Double reference.
 let convTolerance: Float = 1e-4
 
-private func makeConv(_ c: ConvCase, seed: UInt64) -> (Conv2D, Tensor, [Float], [Float]) {
+private func makeConv(_ c: ConvCase, seed: UInt64, algorithm: ConvAlgorithm = .automatic) -> (Conv2D, Tensor, [Float], [Float]) {
     var values = SeededValues(seed: seed)
     let cinG = c.cin / c.parameters.groups
     let fanIn = Float(c.parameters.kernelHeight * c.parameters.kernelWidth * cinG)
     let weights = values.array(c.cout * c.parameters.kernelHeight * c.parameters.kernelWidth * cinG, scale: 1 / fanIn.squareRoot())
     let bias = values.array(c.cout, scale: 0.5)
-    let conv = Conv2D(weights: weights, bias: bias, inputChannels: c.cin, outputChannels: c.cout, parameters: c.parameters)
+    let conv = Conv2D(weights: weights, bias: bias, inputChannels: c.cin, outputChannels: c.cout, parameters: c.parameters,
+                      algorithm: algorithm)
     return (conv, values.tensor(c.n, c.h, c.w, c.cin), weights, bias)
 }
 
-@Test(arguments: convCases)
-func conv2DMatchesReference(_ c: ConvCase) throws {
-    let (conv, input, weights, bias) = makeConv(c, seed: 7)
+/// Every case through the automatic choice (Winograd for the dense 3×3 stride-1 ones with 16+
+/// channels) and through the direct kernel, which those cases would otherwise no longer reach.
+@Test(arguments: convCases, [ConvAlgorithm.automatic, .direct])
+func conv2DMatchesReference(_ c: ConvCase, algorithm: ConvAlgorithm) throws {
+    let (conv, input, weights, bias) = makeConv(c, seed: 7, algorithm: algorithm)
     let expected = ReferenceKernels.conv2d(input: input, weights: weights, bias: bias, outputChannels: c.cout, parameters: c.parameters)
     let shape = try #require(conv.outputShape(for: input.shape))
     #expect(shape == expected.shape)
@@ -84,9 +87,9 @@ func conv2DMatchesReference(_ c: ConvCase) throws {
     #expect(maxAbsDifference(output, expected) <= convTolerance)
 }
 
-@Test(arguments: convCases)
-func conv2DIsBitIdenticalAcrossThreadCounts(_ c: ConvCase) throws {
-    let (conv, input, _, _) = makeConv(c, seed: 11)
+@Test(arguments: convCases, [ConvAlgorithm.automatic, .direct])
+func conv2DIsBitIdenticalAcrossThreadCounts(_ c: ConvCase, algorithm: ConvAlgorithm) throws {
+    let (conv, input, _, _) = makeConv(c, seed: 11, algorithm: algorithm)
     let shape = try #require(conv.outputShape(for: input.shape))
     let one = Tensor(shape: shape), many = Tensor(shape: shape)
     conv.run(input: input, output: one, threads: 1)

@@ -1,0 +1,123 @@
+// The transforms of Winograd F(m×m, 3×3) for m = 2 and m = 4 (Lavin & Gray 2016), on 16 channels at
+// a time. A tile reads (m+2)×(m+2) input samples and writes m×m outputs; component k = (m+2)·row + column.
+//
+// F(2, 3): Bᵀ = [[1, 0, −1, 0], [0, 1, 1, 0], [0, −1, 1, 0], [0, 1, 0, −1]],
+//          G  = [[1, 0, 0], [½, ½, ½], [½, −½, ½], [0, 0, 1]],  Aᵀ = [[1, 1, 1, 0], [0, 1, −1, −1]].
+// F(4, 3): Bᵀ = [[4, 0, −5, 0, 1, 0], [0, −4, −4, 1, 1, 0], [0, 4, −4, −1, 1, 0],
+//                [0, −2, −1, 2, 1, 0], [0, 2, −1, −2, 1, 0], [0, 4, 0, −5, 0, 1]],
+//          G  = [[¼, 0, 0], [−⅙, −⅙, −⅙], [−⅙, ⅙, −⅙], [1/24, 1/12, ⅙], [1/24, −1/12, ⅙], [0, 0, 1]],
+//          Aᵀ = [[1, 1, 1, 1, 1, 0], [0, 1, −1, 2, −2, 0], [0, 1, 1, 4, 4, 0], [0, 1, −1, 8, −8, 1]].
+
+/// Bᵀ·x·B of channels `ch ..< ch+16` of a 4×4 tile (`samples`: its 16 pointers, row-major),
+/// component k stored at `destination + k·stride`.
+@inline(__always)
+func winogradInputTransform2<let C: Int>(_ samples: borrowing InlineArray<C, UnsafePointer<Float>>, _ ch: Int,
+                                         _ destination: UnsafeMutablePointer<Float>, _ stride: Int) {
+    var d = InlineArray<16, Vector>(repeating: Vector())
+    for i in 0 ..< 16 { d[i] = loadVector(samples[i] + ch) }
+    for r in 0 ..< 4 {
+        let x0 = d[r &* 4], x1 = d[r &* 4 &+ 1], x2 = d[r &* 4 &+ 2], x3 = d[r &* 4 &+ 3]
+        d[r &* 4] = x0 - x2; d[r &* 4 &+ 1] = x1 + x2; d[r &* 4 &+ 2] = x2 - x1; d[r &* 4 &+ 3] = x1 - x3
+    }
+    for col in 0 ..< 4 {
+        let x0 = d[col], x1 = d[4 &+ col], x2 = d[8 &+ col], x3 = d[12 &+ col]
+        storeVector(x0 - x2, destination + col &* stride)
+        storeVector(x1 + x2, destination + (4 &+ col) &* stride)
+        storeVector(x2 - x1, destination + (8 &+ col) &* stride)
+        storeVector(x1 - x3, destination + (12 &+ col) &* stride)
+    }
+}
+
+/// Bᵀ·x for one line of 6 samples (F(4, 3)).
+@inline(__always)
+private func inputLine4(_ x0: Vector, _ x1: Vector, _ x2: Vector, _ x3: Vector, _ x4: Vector, _ x5: Vector)
+    -> (Vector, Vector, Vector, Vector, Vector, Vector) {
+    let t0 = x4.addingProduct(x2, Vector(repeating: -4)), t1 = x3.addingProduct(x1, Vector(repeating: -4))
+    let t2 = x4 - x2, t3 = x3 - x1
+    let v0 = x4.addingProduct(x0, Vector(repeating: 4)).addingProduct(x2, Vector(repeating: -5))
+    let v5 = x5.addingProduct(x1, Vector(repeating: 4)).addingProduct(x3, Vector(repeating: -5))
+    return (v0, t0 + t1, t0 - t1, t2.addingProduct(t3, Vector(repeating: 2)), t2.addingProduct(t3, Vector(repeating: -2)), v5)
+}
+
+/// Bᵀ·x·B of channels `ch ..< ch+16` of a 6×6 tile (`samples`: its 36 pointers, row-major),
+/// component k stored at `destination + k·stride`.
+@inline(__always)
+func winogradInputTransform4<let C: Int>(_ samples: borrowing InlineArray<C, UnsafePointer<Float>>, _ ch: Int,
+                                         _ destination: UnsafeMutablePointer<Float>, _ stride: Int) {
+    var rows = InlineArray<36, Vector>(repeating: Vector())
+    for r in 0 ..< 6 {
+        let base = r &* 6
+        let v = inputLine4(loadVector(samples[base] + ch), loadVector(samples[base &+ 1] + ch), loadVector(samples[base &+ 2] + ch),
+                           loadVector(samples[base &+ 3] + ch), loadVector(samples[base &+ 4] + ch), loadVector(samples[base &+ 5] + ch))
+        rows[base] = v.0; rows[base &+ 1] = v.1; rows[base &+ 2] = v.2; rows[base &+ 3] = v.3; rows[base &+ 4] = v.4; rows[base &+ 5] = v.5
+    }
+    for col in 0 ..< 6 {
+        let v = inputLine4(rows[col], rows[6 &+ col], rows[12 &+ col], rows[18 &+ col], rows[24 &+ col], rows[30 &+ col])
+        storeVector(v.0, destination + col &* stride)
+        storeVector(v.1, destination + (6 &+ col) &* stride)
+        storeVector(v.2, destination + (12 &+ col) &* stride)
+        storeVector(v.3, destination + (18 &+ col) &* stride)
+        storeVector(v.4, destination + (24 &+ col) &* stride)
+        storeVector(v.5, destination + (30 &+ col) &* stride)
+    }
+}
+
+/// Aᵀ·M·A of a 4×4-component tile whose component k is at `source + k·stride`: output (i, j) goes
+/// to `store(i, j, value)`.
+@inline(__always)
+func winogradOutputTransform2(_ source: UnsafePointer<Float>, _ stride: Int, _ store: (Int, Int, Vector) -> Void) {
+    var sums = InlineArray<8, Vector>(repeating: Vector())
+    for r in 0 ..< 4 {
+        let m0 = loadVector(source + (r &* 4) &* stride), m1 = loadVector(source + (r &* 4 &+ 1) &* stride)
+        let m2 = loadVector(source + (r &* 4 &+ 2) &* stride), m3 = loadVector(source + (r &* 4 &+ 3) &* stride)
+        sums[r &* 2] = m0 + m1 + m2
+        sums[r &* 2 &+ 1] = m1 - m2 - m3
+    }
+    for j in 0 ..< 2 {
+        store(0, j, sums[j] + sums[2 &+ j] + sums[4 &+ j])
+        store(1, j, sums[2 &+ j] - sums[4 &+ j] - sums[6 &+ j])
+    }
+}
+
+/// Aᵀ·m for one line of 6 components (F(4, 3)).
+@inline(__always)
+private func outputLine4(_ m0: Vector, _ m1: Vector, _ m2: Vector, _ m3: Vector, _ m4: Vector, _ m5: Vector)
+    -> (Vector, Vector, Vector, Vector) {
+    let a = m1 + m2, b = m1 - m2, c = m3 + m4, e = m3 - m4
+    return (m0 + a + c, b.addingProduct(e, Vector(repeating: 2)), a.addingProduct(c, Vector(repeating: 4)),
+            b.addingProduct(e, Vector(repeating: 8)) + m5)
+}
+
+/// Aᵀ·M·A of a 6×6-component tile whose component k is at `source + k·stride`: output (i, j) goes
+/// to `store(i, j, value)`.
+@inline(__always)
+func winogradOutputTransform4(_ source: UnsafePointer<Float>, _ stride: Int, _ store: (Int, Int, Vector) -> Void) {
+    var sums = InlineArray<24, Vector>(repeating: Vector())
+    for r in 0 ..< 6 {
+        let base = source + (r &* 6) &* stride
+        let s = outputLine4(loadVector(base), loadVector(base + stride), loadVector(base + 2 &* stride),
+                            loadVector(base + 3 &* stride), loadVector(base + 4 &* stride), loadVector(base + 5 &* stride))
+        sums[r &* 4] = s.0; sums[r &* 4 &+ 1] = s.1; sums[r &* 4 &+ 2] = s.2; sums[r &* 4 &+ 3] = s.3
+    }
+    for j in 0 ..< 4 {
+        let s = outputLine4(sums[j], sums[4 &+ j], sums[8 &+ j], sums[12 &+ j], sums[16 &+ j], sums[20 &+ j])
+        store(0, j, s.0); store(1, j, s.1); store(2, j, s.2); store(3, j, s.3)
+    }
+}
+
+/// U = G·g·Gᵀ for one 3×3 filter `g(ky, kx)` and output tile m (2 or 4), computed in Double and
+/// rounded once; element (m+2)·row + column.
+func winogradWeightTransform(outputTile m: Int, _ g: (Int, Int) -> Float) -> [Float] {
+    func transform(_ a: Double, _ b: Double, _ c: Double) -> [Double] {
+        m == 2 ? [a, (a + b + c) / 2, (a - b + c) / 2, c]
+            : [a / 4, -(a + b + c) / 6, -(a - b + c) / 6, a / 24 + b / 12 + c / 6, a / 24 - b / 12 + c / 6, c]
+    }
+    let points = m + 2
+    // G·g: the transform of each kernel column, as [row][kx].
+    var gg = [[Double]](repeating: [Double](repeating: 0, count: 3), count: points)
+    for kx in 0 ..< 3 {
+        let column = transform(Double(g(0, kx)), Double(g(1, kx)), Double(g(2, kx)))
+        for row in 0 ..< points { gg[row][kx] = column[row] }
+    }
+    return (0 ..< points).flatMap { row in transform(gg[row][0], gg[row][1], gg[row][2]).map(Float.init) }
+}
