@@ -64,21 +64,3 @@ private func benchmarkU2NetSmall(size: Int, runs: Int, rounds: Int, threads: [In
         for count in threads { printProfile(try model.profile(input, threads: count), threads: count) }
     }
 }
-
-/// Lift's time per kind of operation, largest first: wall time, and with one thread the calling
-/// thread's CPU time (all of the work, without preemption).
-private func printProfile(_ timings: [Model.OperationTiming], threads: Int) {
-    let cpu = threads == 1
-    func time(_ timing: Model.OperationTiming) -> Double { cpu ? timing.callingThreadCPUSeconds : timing.seconds }
-    var byKind: [String: (seconds: Double, count: Int)] = [:]
-    for timing in timings {
-        byKind[timing.kind, default: (0, 0)].seconds += time(timing)
-        byKind[timing.kind, default: (0, 0)].count += 1
-    }
-    let total = timings.reduce(0) { $0 + time($1) }
-    print("profile, \(threads) thread(s), \(cpu ? "thread CPU time" : "wall time") \(String(format: "%.1f", total * 1000)) ms:")
-    for (kind, entry) in byKind.sorted(by: { $0.value.seconds > $1.value.seconds }) {
-        let label = kind.padding(toLength: max(kind.count, 24), withPad: " ", startingAt: 0)
-        print("  " + label + String(format: " %3d× %8.2f ms %5.1f %%", entry.count, entry.seconds * 1000, entry.seconds / total * 100))
-    }
-}

@@ -6,12 +6,13 @@ import Foundation
 import Lift
 import LiftTensor
 
-/// `lift-bench subject FILE... [--threads 1,2] [--runs 20] [--rounds 3] [--repeat 3] [--work Benchmarks/.work]`:
+/// `lift-bench subject FILE... [--threads 1,2] [--runs 20] [--rounds 3] [--repeat 3] [--work Benchmarks/.work] [--profile]`:
 /// exports `Weights/subject.safetensors` to `WORK/subject.onnx` (printing onnxruntime's max |Δ| to
 /// PyTorch), times the model alone (Lift's executor vs onnxruntime on the first file preprocessed by
 /// Lift; `rounds` × `runs` runs each, interleaved), then per thread count and file the whole
 /// pipeline (`lift FILE` at the default quality, without the file write) against the peer, median
-/// and minimum milliseconds per image of `repeat` runs after a warm-up.
+/// and minimum milliseconds per image of `repeat` runs after a warm-up. `--profile` adds Lift's time
+/// per kind of operation for the model alone (the profiled run with the median total of 11).
 func runSubjectBench(_ arguments: [String]) {
     var options = SubjectBenchOptions()
     var index = 0
@@ -23,6 +24,9 @@ func runSubjectBench(_ arguments: [String]) {
         case "--rounds": options.rounds = max(Int(value) ?? options.rounds, 1)
         case "--repeat": options.repeats = max(Int(value) ?? options.repeats, 1)
         case "--work": options.work = value
+        case "--profile":
+            options.profile = true
+            index -= 1
         default:
             options.files.append(arguments[index])
             index -= 1
@@ -30,7 +34,7 @@ func runSubjectBench(_ arguments: [String]) {
         index += 2
     }
     guard !options.files.isEmpty, !options.threads.isEmpty else {
-        print("usage: lift-bench subject FILE... [--threads 1,2] [--runs 20] [--rounds 3] [--repeat 3] [--work Benchmarks/.work]")
+        print("usage: lift-bench subject FILE... [--threads 1,2] [--runs 20] [--rounds 3] [--repeat 3] [--work Benchmarks/.work] [--profile]")
         exit(2)
     }
     do {
@@ -51,6 +55,7 @@ private struct SubjectBenchOptions {
     var threads = [1, 2]
     var runs = 20, rounds = 3, repeats = 3
     var work = "Benchmarks/.work"
+    var profile = false
 }
 
 /// Lift's executor vs onnxruntime on the first file, preprocessed once by Lift (`Preprocess`, as
@@ -73,6 +78,13 @@ private func benchmarkModelAlone(weights: String, onnx: String, options: Subject
                                                 peerOutput: "\(options.work)/subject.ort\(count).f32", threads: count,
                                                 runs: options.runs, rounds: options.rounds)
         print(result.report(threads: count, flops: flops))
+    }
+    if options.profile {
+        for count in options.threads {
+            let runs = try (0 ..< 11).map { _ in try model.profile(input, threads: count) }
+                .sorted { $0.reduce(0) { $0 + $1.seconds } < $1.reduce(0) { $0 + $1.seconds } }
+            printProfile(runs[runs.count / 2], threads: count)
+        }
     }
 }
 

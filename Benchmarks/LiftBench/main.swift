@@ -27,7 +27,7 @@ default:
       pipeline JPEG PNG [--model M] [--threads 1,2] [--repeat N]
                                         decode → model → mask → composite → encode (pair with
                                         Benchmarks/pipeline_peer.py)
-      subject FILE... [--threads 1,2] [--runs N] [--rounds N] [--repeat N]
+      subject FILE... [--threads 1,2] [--runs N] [--rounds N] [--repeat N] [--profile]
                                         subject model and pipeline vs onnxruntime / a rembg-shaped
                                         peer, same run (Benchmarks/subject_peer.py)
     """)

@@ -1,5 +1,5 @@
-// Running the Python peers (onnxruntime, Pillow) from the Swift benchmarks, and timing a Lift model
-// against onnxruntime on one input: shared by `lift-bench model` and `lift-bench subject`.
+// What `lift-bench model` and `lift-bench subject` share: running the Python peers (onnxruntime,
+// Pillow), timing a Lift model against onnxruntime on one input, and Lift's per-operation profile.
 import Foundation
 import Lift
 import LiftTensor
@@ -114,4 +114,22 @@ func compareWithOnnxRuntime(_ model: Model, input: Tensor, inputFile: String, on
         result.ratios.append(median(times) / median(peerTimes))
     }
     return result
+}
+
+/// Lift's time per kind of operation, largest first: wall time, and with one thread the calling
+/// thread's CPU time (all of the work, without preemption).
+func printProfile(_ timings: [Model.OperationTiming], threads: Int) {
+    let cpu = threads == 1
+    func time(_ timing: Model.OperationTiming) -> Double { cpu ? timing.callingThreadCPUSeconds : timing.seconds }
+    var byKind: [String: (seconds: Double, count: Int)] = [:]
+    for timing in timings {
+        byKind[timing.kind, default: (0, 0)].seconds += time(timing)
+        byKind[timing.kind, default: (0, 0)].count += 1
+    }
+    let total = timings.reduce(0) { $0 + time($1) }
+    print("profile, \(threads) thread(s), \(cpu ? "thread CPU time" : "wall time") \(String(format: "%.1f", total * 1000)) ms:")
+    for (kind, entry) in byKind.sorted(by: { $0.value.seconds > $1.value.seconds }) {
+        let label = kind.padding(toLength: max(kind.count, 24), withPad: " ", startingAt: 0)
+        print("  " + label + String(format: " %3d× %8.2f ms %5.1f %%", entry.count, entry.seconds * 1000, entry.seconds / total * 100))
+    }
 }
