@@ -88,26 +88,22 @@ private func benchmarkModelAlone(weights: String, onnx: String, options: Subject
     }
 }
 
-/// Per thread count: every file through Lift's pipeline, then through the peer, same files.
+/// Per thread count and file: the file through Lift's pipeline, then right after through the peer,
+/// so that both see the same machine load.
 private func benchmarkPipelines(weights: String, onnx: String, options: SubjectBenchOptions) throws {
     let stages = ["decode", "preprocess", "inference", "mask", "composite", "encode"]
     print("\nwhole pipeline, milliseconds per image (median / min of \(options.repeats) after a warm-up):")
     print("file | threads | Lift median / min | peer median / min | peer/Lift median, min")
     for count in options.threads {
         let lifter = try SubjectLifter(model: .subject, threads: count)
-        let liftRuns = try options.files.map { file in
+        for file in options.files {
             _ = try pipelineRun(file, lifter: lifter)  // warm-up: plans the executor's buffers
-            return try (0 ..< options.repeats).map { _ in try pipelineRun(file, lifter: lifter) }
-        }
-        let peer = jsonLines(try runPython(["Benchmarks/subject_peer.py"] + options.files + [
-            "--onnx", onnx, "--weights", weights, "--threads", String(count), "--repeat", String(options.repeats)]))
-        guard peer.count == options.files.count else {
-            throw PeerError(message: "subject_peer.py printed \(peer.count) results for \(options.files.count) files")
-        }
-        for (file, (runs, fields)) in zip(options.files, zip(liftRuns, peer)) {
-            guard let peerTotals = fields["totals_ms"] as? [Double], !peerTotals.isEmpty,
+            let runs = try (0 ..< options.repeats).map { _ in try pipelineRun(file, lifter: lifter) }
+            let peer = try runPython(["Benchmarks/subject_peer.py", file, "--onnx", onnx, "--weights", weights,
+                                      "--threads", String(count), "--repeat", String(options.repeats)])
+            guard let fields = jsonLines(peer).last, let peerTotals = fields["totals_ms"] as? [Double], !peerTotals.isEmpty,
                   let peerStages = fields["ms"] as? [String: Double]
-            else { throw PeerError(message: "subject_peer.py printed no timings for \(file)") }
+            else { throw PeerError(message: "subject_peer.py printed no timings for \(file): \(peer)") }
             let liftTotals = runs.map { $0["total"] ?? 0 }
             let liftMin = liftTotals.min() ?? 0, peerMin = peerTotals.min() ?? 0
             print(String(format: "%@ | %d | %.1f / %.1f | %.1f / %.1f | %.2f, %.2f", (file as NSString).lastPathComponent, count,
