@@ -40,7 +40,10 @@ def make_inputs(source: Path) -> None:
     photo.resize((1152, 864), Image.LANCZOS).save(WORK / "photo-1mp.png")
 
 
-def run_once(path: Path, session: ort.InferenceSession) -> dict[str, float]:
+def run_once(path: Path, session: ort.InferenceSession, size: int = 320, mean: np.ndarray = MEAN,
+             std: np.ndarray = STD) -> dict[str, float]:
+    """One timed pass: milliseconds per stage and `total`, for a model taking `size`x`size` input
+    normalised as `(x / 255 - mean) / std`."""
     stages: dict[str, float] = {}
     clock = time.perf_counter()
 
@@ -54,12 +57,12 @@ def run_once(path: Path, session: ort.InferenceSession) -> dict[str, float]:
     photo.load()
     photo = photo.convert("RGB")
     lap("decode")
-    small = np.asarray(photo.resize((320, 320), Image.LANCZOS), np.float32) / 255
-    tensor = ((small - MEAN) / STD).transpose(2, 0, 1)[None].astype(np.float32)
+    small = np.asarray(photo.resize((size, size), Image.LANCZOS), np.float32) / 255
+    tensor = ((small - mean) / std).transpose(2, 0, 1)[None].astype(np.float32)
     lap("preprocess")
     (prob,) = session.run(None, {session.get_inputs()[0].name: tensor})[:1]
     lap("inference")
-    prob = prob.reshape(320, 320)
+    prob = prob.reshape(size, size)
     prob = (prob - prob.min()) / max(float(prob.max() - prob.min()), 1e-8)
     mask = Image.fromarray((prob * 255).astype(np.uint8), "L").resize(photo.size, Image.LANCZOS)
     lap("mask")
@@ -73,6 +76,26 @@ def run_once(path: Path, session: ort.InferenceSession) -> dict[str, float]:
     return stages
 
 
+def time_files(model: Path, files: list[Path], threads: list[int], repeat: int, label: str,
+               **preprocessing) -> None:
+    """Prints, per thread count and file, a JSON object: the median milliseconds of each stage over
+    `repeat` runs after a warm-up (`ms`), every run's total (`totals_ms`), the peak RSS in MiB.
+    `preprocessing` goes to `run_once` (size, mean, std)."""
+    for count in threads:
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = count
+        options.inter_op_num_threads = 1
+        session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+        for path in files:
+            run_once(path, session, **preprocessing)  # warm-up
+            runs = [run_once(path, session, **preprocessing) for _ in range(repeat)]
+            median = {stage: round(statistics.median(run[stage] for run in runs), 2) for stage in runs[0]}
+            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            print(json.dumps({"pipeline": label, "file": path.name, "threads": count, "ms": median,
+                              "totals_ms": [round(run["total"], 2) for run in runs], "peak_rss_mib": round(peak, 1)}),
+                  flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("files", nargs="*", type=Path)
@@ -83,18 +106,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.make_inputs:
         make_inputs(args.make_inputs)
-    for threads in args.threads:
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        session = ort.InferenceSession(str(args.model), options, providers=["CPUExecutionProvider"])
-        for path in args.files:
-            run_once(path, session)  # warm-up
-            runs = [run_once(path, session) for _ in range(args.repeat)]
-            median = {stage: round(statistics.median(run[stage] for run in runs), 2) for stage in runs[0]}
-            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-            print(json.dumps({"pipeline": "rembg-shaped (Pillow + onnxruntime U2-Net-small 320)", "file": path.name,
-                              "threads": threads, "ms": median, "peak_rss_mib": round(peak, 1)}), flush=True)
+    if args.files:
+        time_files(args.model, args.files, args.threads, args.repeat, "rembg-shaped (Pillow + onnxruntime U2-Net-small 320)")
 
 
 if __name__ == "__main__":

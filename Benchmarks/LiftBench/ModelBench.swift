@@ -42,39 +42,6 @@ func runModelBench(_ arguments: [String]) {
     }
 }
 
-/// The Python interpreter for tools and peers.
-private var python: String {
-    if let chosen = ProcessInfo.processInfo.environment["LIFT_PYTHON"] { return chosen }
-    return FileManager.default.isExecutableFile(atPath: "/work/venv/bin/python") ? "/work/venv/bin/python" : "python3"
-}
-
-/// Runs `python arguments…` and returns its standard output; throws if it fails.
-private func runPython(_ arguments: [String]) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [python] + arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-        throw BenchError(message: "\(python) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
-    }
-    return String(decoding: data, as: UTF8.self)
-}
-
-private struct BenchError: Error, CustomStringConvertible {
-    let message: String
-    var description: String { message }
-}
-
-/// Median of `values` (non-empty).
-private func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-}
-
 private func benchmarkU2NetSmall(size: Int, runs: Int, rounds: Int, threads: [Int], work: String, profile: Bool) throws {
     let prefix = "\(work)/u2net_small_\(size)"
     if !FileManager.default.fileExists(atPath: prefix + ".onnx") || !FileManager.default.fileExists(atPath: prefix + ".safetensors") {
@@ -84,69 +51,16 @@ private func benchmarkU2NetSmall(size: Int, runs: Int, rounds: Int, threads: [In
     let model = try Model(contentsOf: URL(fileURLWithPath: prefix + ".safetensors"))
     let shape = TensorShape(n: 1, h: size, w: size, c: 3)
     let input = Tensor(shape: shape, values: try Fixtures.float32s(contentsOf: URL(fileURLWithPath: prefix + ".input.f32")))
-    let output = Tensor(shape: try model.outputShape(forInput: shape))
     let flops = try model.convolutionFLOPs(forInput: shape)
     print("U²-Net-small \(size)×\(size), \(String(format: "%.2f", flops / 1e9)) GFLOP (convolutions); "
           + "\(rounds) rounds of Lift then onnxruntime, \(runs) timed runs each")
-    print("threads | Lift median / min ms | ORT median / min ms | Lift/ORT median, min | Lift GFLOP/s | max |Δ| vs ORT")
+    print(RuntimeComparison.header)
     for count in threads {
-        for _ in 0 ..< 2 { try model.run(input, into: output, threads: count) }
-        var lift: [Double] = [], peer: [Double] = [], ratios: [Double] = [], liftCPU: [Double] = [], peerCPU: [Double] = []
-        var difference: Float = 0
-        for _ in 0 ..< rounds {
-            var times: [Double] = []
-            for _ in 0 ..< runs {
-                let start = DispatchTime.now().uptimeNanoseconds, startCPU = threadCPUSeconds() * 1e3
-                try model.run(input, into: output, threads: count)
-                times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
-                liftCPU.append(threadCPUSeconds() * 1e3 - startCPU)
-            }
-            let peerOutput = "\(prefix).ort\(count).f32"
-            let report = try runPython(["Benchmarks/model_peer.py", "--onnx", prefix + ".onnx", "--input", prefix + ".input.f32",
-                                        "--size", String(size), "--threads", String(count), "--runs", String(runs),
-                                        "--output", peerOutput])
-            guard let line = report.split(separator: "\n").last,
-                  let fields = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  let peerTimes = fields["times_ms"] as? [Double], !peerTimes.isEmpty,
-                  let peerThreadCPU = fields["thread_cpu_ms"] as? [Double]
-            else { throw BenchError(message: "model_peer.py printed no result: \(report)") }
-            let reference = try Fixtures.float32s(contentsOf: URL(fileURLWithPath: peerOutput))
-            difference = max(difference, zip(output.toArray(), reference).reduce(Float(0)) { max($0, abs($1.0 - $1.1)) })
-            lift += times
-            peer += peerTimes
-            peerCPU += peerThreadCPU
-            ratios.append(median(times) / median(peerTimes))
-        }
-        let liftMin = lift.min() ?? 0, peerMin = peer.min() ?? 0
-        print(String(format: "%7d | %9.1f / %7.1f | %8.1f / %7.1f | %9.2f, %5.2f | %12.1f | %.2e", count, median(lift), liftMin,
-                     median(peer), peerMin, median(ratios), liftMin / peerMin, flops / median(lift) / 1e6, difference))
-        if count == 1 {
-            // With one thread all work runs on the calling thread: its CPU time excludes preemption.
-            print(String(format: "  1 thread, calling thread's CPU time: Lift median / min %.1f / %.1f ms, ORT %.1f / %.1f ms, "
-                         + "Lift/ORT %.2f, %.2f; Lift %.1f GFLOP/s", median(liftCPU), liftCPU.min() ?? 0, median(peerCPU),
-                         peerCPU.min() ?? 0, median(liftCPU) / median(peerCPU), (liftCPU.min() ?? 0) / (peerCPU.min() ?? 1),
-                         flops / median(liftCPU) / 1e6))
-        }
+        let result = try compareWithOnnxRuntime(model, input: input, inputFile: prefix + ".input.f32", onnx: prefix + ".onnx",
+                                                peerOutput: "\(prefix).ort\(count).f32", threads: count, runs: runs, rounds: rounds)
+        print(result.report(threads: count, flops: flops))
     }
     if profile {
         for count in threads { printProfile(try model.profile(input, threads: count), threads: count) }
-    }
-}
-
-/// Lift's time per kind of operation, largest first: wall time, and with one thread the calling
-/// thread's CPU time (all of the work, without preemption).
-private func printProfile(_ timings: [Model.OperationTiming], threads: Int) {
-    let cpu = threads == 1
-    func time(_ timing: Model.OperationTiming) -> Double { cpu ? timing.callingThreadCPUSeconds : timing.seconds }
-    var byKind: [String: (seconds: Double, count: Int)] = [:]
-    for timing in timings {
-        byKind[timing.kind, default: (0, 0)].seconds += time(timing)
-        byKind[timing.kind, default: (0, 0)].count += 1
-    }
-    let total = timings.reduce(0) { $0 + time($1) }
-    print("profile, \(threads) thread(s), \(cpu ? "thread CPU time" : "wall time") \(String(format: "%.1f", total * 1000)) ms:")
-    for (kind, entry) in byKind.sorted(by: { $0.value.seconds > $1.value.seconds }) {
-        let label = kind.padding(toLength: max(kind.count, 24), withPad: " ", startingAt: 0)
-        print("  " + label + String(format: " %3d× %8.2f ms %5.1f %%", entry.count, entry.seconds * 1000, entry.seconds / total * 100))
     }
 }

@@ -55,7 +55,7 @@ func runPipelineBench(_ arguments: [String]) {
 }
 
 /// One timed pass over `file`; milliseconds per stage and `total`.
-private func pipelineRun(_ file: String, lifter: SubjectLifter) throws -> [String: Double] {
+func pipelineRun(_ file: String, lifter: SubjectLifter) throws -> [String: Double] {
     var timings = StageTimings()
     var clock = Stopwatch()
     let photo = try ImageFiles.load(file)

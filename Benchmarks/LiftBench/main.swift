@@ -13,6 +13,7 @@ case "kernels": runKernelBench(arguments: rest)
 case "model": runModelBench(rest)
 case "person": try runPersonBench(rest)
 case "pipeline": runPipelineBench(rest)
+case "subject": runSubjectBench(rest)
 default:
     print("""
     usage: lift-bench SUBCOMMAND ARGS…
@@ -26,6 +27,9 @@ default:
       pipeline JPEG PNG [--model M] [--threads 1,2] [--repeat N]
                                         decode → model → mask → composite → encode (pair with
                                         Benchmarks/pipeline_peer.py)
+      subject FILE... [--threads 1,2] [--runs N] [--rounds N] [--repeat N] [--profile]
+                                        subject model and pipeline vs onnxruntime / a rembg-shaped
+                                        peer, same run (Benchmarks/subject_peer.py)
     """)
     exit(2)
 }

@@ -3,9 +3,9 @@ import Foundation
 /// Reading and writing image files for `SubjectLifter` users: PNG and JPEG in (EXIF orientation
 /// applied), PNG out, written atomically. Every failure is a `LiftError` naming the file.
 public enum ImageFiles {
-    /// Largest file or standard-input stream read into memory (1 GiB); decoders apply their own
-    /// pixel limits (`DecodingLimits`) on top.
-    public static let maxFileBytes = 1 << 30
+    /// Largest file or standard-input stream read into memory (1 GiB, `ImageIO.maxFileBytes`);
+    /// decoders apply their own pixel limits (`DecodingLimits`) on top.
+    public static let maxFileBytes = ImageIO.maxFileBytes
 
     /// Loads a PNG or JPEG file as straight-alpha RGBA.
     public static func load(_ path: String, limits: DecodingLimits = .default) throws(LiftError) -> RGBAImage {
@@ -75,47 +75,35 @@ public enum ImageFiles {
 
     /// The whole contents of the file at `path` (at most `maxFileBytes`).
     public static func readFile(_ path: String) throws(LiftError) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .unreadableFile(path: path, reason: systemReason()) }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw .unreadableFile(path: path, reason: systemReason()) }
-        guard status.st_mode & S_IFMT != S_IFDIR else { throw .unreadableFile(path: path, reason: "it is a directory") }
-        guard status.st_size <= maxFileBytes else { throw .fileTooLarge(path: path, limit: maxFileBytes) }
-        return try readAll(descriptor, name: path, expected: Int(status.st_size))
+        do {
+            return try ImageIO.readFile(path, maxBytes: maxFileBytes)
+        } catch {
+            throw LiftError(reading: error)
+        }
     }
 
     /// Everything on standard input (at most `maxFileBytes`).
     public static func readStandardInput() throws(LiftError) -> [UInt8] {
-        try readAll(STDIN_FILENO, name: "<stdin>", expected: 1 << 16)
-    }
-
-    /// Reads `descriptor` to its end, growing the buffer as needed, failing past `maxFileBytes`.
-    private static func readAll(_ descriptor: Int32, name: String, expected: Int) throws(LiftError) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: max(expected, 1) + 1)
-        var count = 0
-        while true {
-            if count == bytes.count {
-                guard count <= maxFileBytes else { throw .fileTooLarge(path: name, limit: maxFileBytes) }
-                bytes.append(contentsOf: repeatElement(0, count: min(bytes.count, maxFileBytes + 1 - count)))
-            }
-            let got = bytes.withUnsafeMutableBytes { raw in
-                read(descriptor, raw.baseAddress.map { $0 + count }, raw.count - count)
-            }
-            if got < 0, errno == EINTR { continue }
-            guard got >= 0 else { throw .unreadableFile(path: name, reason: systemReason()) }
-            if got == 0 { break }
-            count += got
+        do {
+            return try ImageIO.readStandardInput(maxBytes: maxFileBytes)
+        } catch {
+            throw LiftError(reading: error)
         }
-        bytes.removeSubrange(count...)
-        return bytes
     }
-
-    /// The system's sentence for the current `errno`.
-    private static func systemReason() -> String { String(cString: strerror(errno)) }
 
     /// A short reason from a Foundation error.
     private static func reasonText(_ error: any Error) -> String {
         (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
+    }
+}
+
+extension LiftError {
+    /// The `LiftError` for a failed `ImageIO` read, keeping its path and reason.
+    init(reading error: ImageIOError) {
+        switch error {
+        case .cannotRead(let path, let reason): self = .unreadableFile(path: path, reason: reason)
+        case .fileTooLarge(let path, let limit): self = .fileTooLarge(path: path, limit: limit)
+        case .unknownFormat: preconditionFailure("ImageIO's readers do not sniff formats, yet one threw \(error)")
+        }
     }
 }

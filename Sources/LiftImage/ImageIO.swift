@@ -21,8 +21,10 @@ public enum ImageFormat: String, Sendable, Equatable, CustomStringConvertible {
 public enum ImageIOError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The bytes are not a format Lift knows; carries the first bytes seen.
     case unknownFormat(leadingBytes: [UInt8])
-    /// The file could not be read.
+    /// The file could not be read: the system's reason, or "it is a directory".
     case cannotRead(path: String, reason: String)
+    /// The file or stream is larger than `limit` bytes, the most read into memory.
+    case fileTooLarge(path: String, limit: Int)
 
     public var description: String {
         switch self {
@@ -30,12 +32,14 @@ public enum ImageIOError: Error, Equatable, Sendable, CustomStringConvertible {
             return "unknown image format: the file starts with \(hexString(bytes)), which is neither PNG nor JPEG"
         case .cannotRead(let path, let reason):
             return "cannot read \(path): \(reason)"
+        case .fileTooLarge(let path, let limit):
+            return "cannot read \(path): it is larger than \(limit) bytes, the most read into memory"
         }
     }
 }
 
 /// One entry point for reading and writing images: content sniffing, decoding any supported format to
-/// RGBA8, and atomic PNG writes.
+/// RGBA8, reading files with a size cap (`ImageIO+ReadFile.swift`), and atomic PNG writes.
 public enum ImageIO {
     /// Decodes `bytes` (a whole file of any supported format, found by content) to RGBA8, straight alpha,
     /// upright: the EXIF orientation (JPEG APP1, PNG eXIf) is applied unless `applyOrientation` is false.
@@ -52,20 +56,6 @@ public enum ImageIO {
             return try JPEGDecoder.decode(bytes, limits: limits,
                                           options: .init(applyOrientation: applyOrientation)).image
         case nil: throw ImageIOError.unknownFormat(leadingBytes: Array(bytes.prefix(8)))
-        }
-    }
-
-    /// The bytes of the file at `path`.
-    public static func readFile(_ path: String) throws(ImageIOError) -> [UInt8] {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            let exists = FileManager.default.fileExists(atPath: path)
-            throw .cannotRead(path: path, reason: exists ? "permission denied or not a regular file" : "no such file")
-        }
-        defer { try? handle.close() }
-        do {
-            return [UInt8](try handle.readToEnd() ?? Data())
-        } catch {
-            throw .cannotRead(path: path, reason: "\(error.localizedDescription)")
         }
     }
 

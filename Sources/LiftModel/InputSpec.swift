@@ -1,5 +1,3 @@
-import Foundation
-
 /// What a model expects as input and gives as output: the `lift.input` document of a weight file
 /// (see `GRAPH-FORMAT.md`, "Input spec").
 ///
@@ -72,34 +70,48 @@ public struct InputSpec: Sendable, Equatable {
     /// - Parameter json: the document's text (UTF-8).
     /// - Throws: `InputSpecError` naming the key that is missing or wrong.
     public init(json: String) throws(InputSpecError) {
-        let raw: RawInputSpec
-        do {
-            raw = try JSONDecoder().decode(RawInputSpec.self, from: Data(json.utf8))
-        } catch let DecodingError.typeMismatch(type, context) {
-            throw .invalidValue(key: context.codingPath.first?.stringValue ?? "?", value: "a value of another type",
-                                reason: "must be \(type)")
-        } catch {
-            throw .notJSON(reason: String(describing: error))
+        let document: [String: JSONValue]
+        switch JSONValue.parse(Array(json.utf8)) {
+        case .success(let value):
+            guard let members = value.objectValue else { throw .notJSON(reason: "the document is \(value)") }
+            document = members
+        case .failure(let failure):
+            throw .notJSON(reason: failure.message)
         }
-        func required<T>(_ value: T?, _ key: String) throws(InputSpecError) -> T {
-            guard let value else { throw .missingKey(key) }
+        func member(_ key: String) throws(InputSpecError) -> JSONValue {
+            guard let value = document[key] else { throw .missingKey(key) }
             return value
         }
-        func named<T: RawRepresentable>(_ text: String?, _ key: String) throws(InputSpecError) -> T where T.RawValue == String {
-            let text = try required(text, key)
-            guard let value = T(rawValue: text) else { throw .invalidValue(key: key, value: text, reason: "unknown name") }
+        func integer(_ key: String) throws(InputSpecError) -> Int {
+            let value = try member(key)
+            guard let integer = value.intValue else { throw .invalidValue(key: key, value: value.description, reason: "must be an integer") }
+            return integer
+        }
+        func text(_ key: String) throws(InputSpecError) -> String {
+            let value = try member(key)
+            guard let text = value.stringValue else { throw .invalidValue(key: key, value: value.description, reason: "must be a string") }
+            return text
+        }
+        func numbers(_ key: String) throws(InputSpecError) -> [Float] {
+            let value = try member(key)
+            guard let items = value.arrayValue?.compactMap(\.doubleValue), items.count == value.arrayValue?.count else {
+                throw .invalidValue(key: key, value: value.description, reason: "must be an array of numbers")
+            }
+            return items.map(Float.init)
+        }
+        func named<T: RawRepresentable>(_ key: String) throws(InputSpecError) -> T where T.RawValue == String {
+            let name = try text(key)
+            guard let value = T(rawValue: name) else { throw .invalidValue(key: key, value: name, reason: "unknown name") }
             return value
         }
-        let layout = try required(raw.layout, "layout")
+        let layout = try text("layout")
         guard layout == "NHWC" else { throw .invalidValue(key: "layout", value: layout, reason: "only NHWC is defined") }
-        let range = try required(raw.range, "range")
+        let range = try numbers("range")
         guard range.count == 2 else { throw .invalidValue(key: "range", value: "\(range)", reason: "must be 2 numbers") }
         try self.init(
-            name: try required(raw.name, "name"), height: try required(raw.height, "height"),
-            width: try required(raw.width, "width"), color: try named(raw.color, "color"), range: (range[0], range[1]),
-            mean: try required(raw.mean, "mean"), std: try required(raw.std, "std"),
-            resize: try named(raw.resize, "resize"), output: try required(raw.output, "output"),
-            outputActivation: try named(raw.outputActivation, "output_activation"))
+            name: try text("name"), height: try integer("height"), width: try integer("width"), color: try named("color"),
+            range: (range[0], range[1]), mean: try numbers("mean"), std: try numbers("std"), resize: try named("resize"),
+            output: try text("output"), outputActivation: try named("output_activation"))
     }
 
     /// Field-by-field equality (written out because `range` is a tuple, which cannot synthesise it).
@@ -141,25 +153,5 @@ public enum InputSpecError: Error, Equatable, CustomStringConvertible {
         case let .invalidValue(key, value, reason):
             return "The model's input spec (lift.input) has \(key) = \(value), which is not valid: \(reason)."
         }
-    }
-}
-
-/// The `lift.input` keys as JSON gives them, before validation.
-private struct RawInputSpec: Decodable {
-    var name: String?
-    var height: Int?
-    var width: Int?
-    var layout: String?
-    var color: String?
-    var range: [Float]?
-    var mean: [Float]?
-    var std: [Float]?
-    var resize: String?
-    var output: String?
-    var outputActivation: String?
-
-    enum CodingKeys: String, CodingKey {
-        case name, height, width, layout, color, range, mean, std, resize, output
-        case outputActivation = "output_activation"
     }
 }

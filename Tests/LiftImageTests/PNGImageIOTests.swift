@@ -33,7 +33,7 @@ import Testing
         try ImageIO.writePNG(mask, to: path, options: .fast)
         #expect(try PNGDecoder.decodeGray(try ImageIO.readFile(path)).image == mask)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["out.png"])
-        #expect(throws: ImageIOError.cannotRead(path: dir.path + "/missing.png", reason: "no such file")) {
+        #expect(throws: ImageIOError.cannotRead(path: dir.path + "/missing.png", reason: "No such file or directory")) {
             try ImageIO.read(contentsOf: dir.path + "/missing.png")
         }
         #expect(throws: AtomicFile.WriteError.self) { try ImageIO.writePNG(image, to: dir.path + "/no/such/dir.png") }

@@ -35,7 +35,7 @@ import TestSupport
                 .apply(guide: photo, input: input, threads: threads)
             #expect(output.width == width && output.height == height)
             // Float32 running sums against a Float64 direct sum: the difference is rounding only.
-            let worst = zip(output.values, expected).map { abs($0 - $1) }.max() ?? 0
+            let worst = maxAbsDifference(output.values, expected)
             #expect(worst < 2e-4, "max |difference| \(worst)")
         }
     }

@@ -9,12 +9,6 @@ func fixtureTensor(_ path: String, _ shape: TensorShape) throws -> Tensor {
     Tensor(shape: shape, values: try Fixtures.float32s(path))
 }
 
-/// Largest |a − b| over two equally long arrays.
-func maxAbsDifference(_ a: [Float], _ b: [Float]) -> Float {
-    precondition(a.count == b.count, "compared arrays differ in length: \(a.count) vs \(b.count)")
-    return zip(a, b).reduce(0) { max($0, abs($1.0 - $1.1)) }
-}
-
 @Test(arguments: [("tiny", "tiny"), ("tiny_f16", "tiny_f16")])
 func tinyGraphMatchesPyTorch(model name: String, reference: String) throws {
     let model = try Model(contentsOf: Fixtures.url("graphs/\(name).safetensors"))

@@ -40,7 +40,7 @@ struct PersonModelTests {
             #expect(output.shape == TensorShape(n: 1, h: spec.height, w: spec.width, c: 1))
             let actual = output.toArray()
             try #require(actual.count == expected.count)
-            let maxDelta = zip(actual, expected).map { abs($0 - $1) }.max() ?? .infinity
+            let maxDelta = maxAbsDifference(actual, expected)
             print("person parity \(fixture.name) (\(fixture.model), \(threads) threads): max |Δ| = \(maxDelta)")
             #expect(maxDelta <= PersonModelTests.tolerance, "\(fixture): max |Δ| \(maxDelta) on \(threads) threads")
         }
@@ -59,7 +59,7 @@ struct PersonModelTests {
         try preprocess.write(image, into: input.buffer)
         let actual = try model.run(input).toArray()
         let expected = try Fixtures.float32s("person/\(fixture.name).mask.f32")
-        let maxDelta = zip(actual, expected).map { abs($0 - $1) }.max() ?? .infinity
+        let maxDelta = maxAbsDifference(actual, expected)
         #expect(maxDelta <= PersonModelTests.tolerance)
     }
 }

@@ -94,6 +94,8 @@ struct InputSpecTests {
         ("\"std\":[1,1,1]", "\"std\":[1,0,1]", .invalidValue(key: "std", value: "[1.0, 0.0, 1.0]", reason: "must be 3 finite non-zero numbers")),
         ("\"height\":256", "\"height\":0", .invalidValue(key: "height", value: "0", reason: "must be 1…8192")),
         ("\"layout\":\"NHWC\"", "\"layout\":\"NCHW\"", .invalidValue(key: "layout", value: "NCHW", reason: "only NHWC is defined")),
+        ("\"height\":256", "\"height\":\"tall\"", .invalidValue(key: "height", value: "\"tall\"", reason: "must be an integer")),
+        ("\"mean\":[0,0,0]", "\"mean\":[0,\"0\",0]", .invalidValue(key: "mean", value: "[0,\"0\",0]", reason: "must be an array of numbers")),
     ])
     func rejectsBadSpecs(_ replaced: String, _ replacement: String, _ expected: InputSpecError) throws {
         var json = InputSpecTests.personJSON.replacingOccurrences(of: replaced, with: replacement)

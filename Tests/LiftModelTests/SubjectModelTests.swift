@@ -42,7 +42,7 @@ struct SubjectModelTests {
             #expect(output.shape == TensorShape(n: fixture.output[0], h: fixture.output[1], w: fixture.output[2], c: fixture.output[3]))
             let actual = output.toArray()
             try #require(actual.count == expected.count)
-            let maxDelta = zip(actual, expected).map { abs($0 - $1) }.max() ?? .infinity
+            let maxDelta = maxAbsDifference(actual, expected)
             print("subject parity \(fixture.name) (\(threads) threads): max |Δ| = \(maxDelta)")
             #expect(maxDelta <= 1e-4, "\(fixture): max |Δ| \(maxDelta) on \(threads) threads")
         }

@@ -23,14 +23,6 @@ struct SeededValues {
     }
 }
 
-/// The largest |a − b| over two tensors of the same shape (∞ when the shapes differ).
-func maxAbsDifference(_ a: Tensor, _ b: Tensor) -> Float {
-    guard a.shape == b.shape else { return .infinity }
-    var worst: Float = 0
-    for i in 0 ..< a.count { worst = max(worst, abs(a.data[i] - b.data[i])) }
-    return worst
-}
-
 /// True when both tensors have the same shape and bit-identical elements.
 func bitIdentical(_ a: Tensor, _ b: Tensor) -> Bool {
     a.shape == b.shape && (0 ..< a.count).allSatisfy { a.data[$0].bitPattern == b.data[$0].bitPattern }

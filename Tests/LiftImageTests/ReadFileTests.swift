@@ -1,0 +1,36 @@
+import Foundation
+import LiftImage
+import TestSupport
+import Testing
+
+/// `ImageIO.readFile`: whole files up to a cap, the cap checked before and while reading, and the
+/// system's reason in the error.
+@Suite struct ReadFileTests {
+    @Test func readsWholeFilesUpToTheCap() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let path = scratch.path + "/hundred.bin"
+        let bytes = (0 ..< 100).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect(try ImageIO.readFile(path) == bytes)
+        #expect(try ImageIO.readFile(path, maxBytes: 100) == bytes)
+        #expect(throws: ImageIOError.fileTooLarge(path: path, limit: 99)) { try ImageIO.readFile(path, maxBytes: 99) }
+        #expect(ImageIOError.fileTooLarge(path: path, limit: 99).description
+            == "cannot read \(path): it is larger than 99 bytes, the most read into memory")
+    }
+
+    @Test func capsFilesOfUnknownSizeWhileReading() throws {
+        // procfs reports a size of 0: the reader grows its buffer and checks the cap as bytes arrive.
+        let path = "/proc/self/status"
+        #expect(try ImageIO.readFile(path).count > 64)
+        #expect(throws: ImageIOError.fileTooLarge(path: path, limit: 64)) { try ImageIO.readFile(path, maxBytes: 64) }
+    }
+
+    @Test func errorsCarryTheSystemReason() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let missing = scratch.path + "/missing.png"
+        #expect(throws: ImageIOError.cannotRead(path: missing, reason: "No such file or directory")) { try ImageIO.readFile(missing) }
+        #expect(throws: ImageIOError.cannotRead(path: scratch.path, reason: "it is a directory")) { try ImageIO.readFile(scratch.path) }
+    }
+}
