@@ -12,6 +12,8 @@
 // optional residual into the output. Work is split by tile row only, each tile row processed in the
 // same blocks whatever the split, so results do not depend on the thread count.
 
+import LiftParallel
+
 /// One NHWC tensor with `channels` per pixel feeding a run of channels: of a convolution's input
 /// (several side by side form the input of a convolution fused with the concat before it), or of a
 /// concat's output.
