@@ -174,8 +174,9 @@ func expandToRGBA<T: FixedWidthInteger>(_ samples: [T], layout: PNGSamples.Layou
     }
 
     /// Segments are cut by size, not by thread count: every thread count writes the same file, and
-    /// it decodes to the image (rows wider than a segment included: one row per segment then).
-    @Test(arguments: [(1200, 700), (400_000, 3)])
+    /// it decodes to the image (rows wider than a segment included: one row per segment then; and
+    /// one-pixel rows, whose 32 KiB dictionary spans thousands of rows).
+    @Test(arguments: [(1200, 700), (400_000, 3), (1, 400_000)])
     func everyThreadCountWritesTheSameFile(width: Int, height: Int) throws {
         var rng = SeededGenerator(state: 7)
         let pixels: [UInt8] = PNGEncoderTests.randomSamples(width * height * 4, &rng)
