@@ -212,4 +212,14 @@ func thrownError<E: Error>(_ type: E.Type, _ body: () throws -> Void) -> E? {
             try PNGDecoder.decode(try Fixtures.bytes("png/ct6-d08-plain.png"), limits: DecodingLimits(maxDimension: 31))
         }
     }
+
+    /// Limit errors read as sentences with units.
+    @Test func limitErrorsSayWhatWasTooLarge() {
+        #expect(PNGParsingError.limitExceeded(limit: "pixels", value: 10_000_000_000, maximum: 200_000_000).description
+                == "the image needs 10000000000 pixels, over the limit of 200000000")
+        #expect(PNGParsingError.limitExceeded(limit: "width", value: 32, maximum: 31).description
+                == "the image is 32 pixels wide, over the limit of 31")
+        #expect(PNGParsingError.limitExceeded(limit: "height", value: 40, maximum: 31).description
+                == "the image is 40 pixels tall, over the limit of 31")
+    }
 }

@@ -92,7 +92,11 @@ public enum PNGParsingError: Error, Equatable, Sendable, CustomStringConvertible
         case .missingIEND: return "the file ends without an IEND chunk"
         case .notGray(let t): return "the image has colour type \(t), not grey (0), so it cannot be decoded as a grey image"
         case .limitExceeded(let limit, let value, let maximum):
-            return "the image needs \(value) for \(limit), over the limit of \(maximum)"
+            switch limit {
+            case "width": return "the image is \(value) pixels wide, over the limit of \(maximum)"
+            case "height": return "the image is \(value) pixels tall, over the limit of \(maximum)"
+            default: return "the image needs \(value) \(limit), over the limit of \(maximum)"
+            }
         }
     }
 }
