@@ -58,7 +58,7 @@ func runPipelineBench(_ arguments: [String]) {
 func pipelineRun(_ file: String, lifter: SubjectLifter) throws -> [String: Double] {
     var timings = StageTimings()
     var clock = Stopwatch()
-    let photo = try ImageFiles.load(file)
+    let photo = try ImageFiles.load(file, threads: lifter.threads)
     timings.decode = clock.lap()
     let analysis = try lifter.analyze(photo, timings: &timings)
     _ = clock.lap()

@@ -7,17 +7,18 @@ public enum ImageFiles {
     /// decoders apply their own pixel limits (`DecodingLimits`) on top.
     public static let maxFileBytes = ImageIO.maxFileBytes
 
-    /// Loads a PNG or JPEG file as straight-alpha RGBA.
-    public static func load(_ path: String, limits: DecodingLimits = .default) throws(LiftError) -> RGBAImage {
-        try decode(try readFile(path), name: path, limits: limits)
+    /// Loads a PNG or JPEG file as straight-alpha RGBA, decoding on up to `threads` threads (`nil`: every core).
+    public static func load(_ path: String, limits: DecodingLimits = .default, threads: Int? = nil) throws(LiftError) -> RGBAImage {
+        try decode(try readFile(path), name: path, limits: limits, threads: threads)
     }
 
-    /// Decodes PNG or JPEG bytes (told apart by their content, through `ImageIO`); `name` is used
-    /// in error messages.
-    public static func decode(_ bytes: [UInt8], name: String, limits: DecodingLimits = .default) throws(LiftError) -> RGBAImage {
+    /// Decodes PNG or JPEG bytes (told apart by their content, through `ImageIO`) on up to `threads`
+    /// threads (`nil`: every core); `name` is used in error messages.
+    public static func decode(_ bytes: [UInt8], name: String, limits: DecodingLimits = .default,
+                              threads: Int? = nil) throws(LiftError) -> RGBAImage {
         guard ImageFormat.sniff(bytes) != nil else { throw .unsupportedFormat(path: name) }
         do {
-            return try ImageIO.decode(bytes, limits: limits)
+            return try ImageIO.decode(bytes, limits: limits, threads: threads)
         } catch {
             throw .undecodable(path: name, underlying: error)
         }

@@ -59,7 +59,7 @@ public struct CutoutPipeline {
         case .file(let path): bytes = try ImageFiles.readFile(path)
         case .standardInput: bytes = try ImageFiles.readStandardInput()
         }
-        let photo = try ImageFiles.decode(bytes, name: name)
+        let photo = try ImageFiles.decode(bytes, name: name, threads: options.threads)
         timings.decode = clock.lap()
 
         let analysis = try lifter.analyze(photo, timings: &timings)

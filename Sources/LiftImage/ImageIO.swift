@@ -44,9 +44,10 @@ public enum ImageIO {
     /// Decodes `bytes` (a whole file of any supported format, found by content) to RGBA8, straight alpha,
     /// upright: the EXIF orientation (JPEG APP1, PNG eXIf) is applied unless `applyOrientation` is false.
     /// Throws `ImageIOError` for unknown formats, else the format decoder's errors (`JPEGError`,
-    /// `PNGLexingError`, `PNGParsingError`, `PNGDataError`).
+    /// `PNGLexingError`, `PNGParsingError`, `PNGDataError`). `threads`: for the JPEG decoder's
+    /// parallel stages (`nil`: every core; the pixels do not depend on it).
     public static func decode(_ bytes: [UInt8], limits: DecodingLimits = .default,
-                              applyOrientation: Bool = true) throws -> RGBAImage {
+                              applyOrientation: Bool = true, threads: Int? = nil) throws -> RGBAImage {
         switch ImageFormat.sniff(bytes) {
         case .png:
             let decoded = try PNGDecoder.decode(bytes, limits: limits)
@@ -54,7 +55,7 @@ public enum ImageIO {
             return EXIFOrientation(exif: exif).apply(to: decoded.image)
         case .jpeg:
             return try JPEGDecoder.decode(bytes, limits: limits,
-                                          options: .init(applyOrientation: applyOrientation)).image
+                                          options: .init(applyOrientation: applyOrientation, threads: threads)).image
         case nil: throw ImageIOError.unknownFormat(leadingBytes: Array(bytes.prefix(8)))
         }
     }

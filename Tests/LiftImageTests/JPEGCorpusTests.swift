@@ -73,6 +73,17 @@ func jpegMatchesLibjpegTurbo(_ fixture: JPEGFixture) throws {
     }
 }
 
+/// The stages after entropy decoding run in bands on several threads; the pixels must not depend on
+/// the split (the 320×240 and 3×4001 files are split into several bands).
+@Test func jpegPixelsDoNotDependOnTheThreadCount() throws {
+    for fixture in JPEGFixture.all {
+        let bytes = try Fixtures.bytes("jpeg/\(fixture.name).jpg")
+        let one = try JPEGDecoder.decode(bytes, options: .init(threads: 1)).image
+        let three = try JPEGDecoder.decode(bytes, options: .init(threads: 3)).image
+        #expect(one == three, "\(fixture.name)")
+    }
+}
+
 @Test func jpegWholeCorpusAgreement() throws {
     var total = SampleAgreement()
     var exact = 0

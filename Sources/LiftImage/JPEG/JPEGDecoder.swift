@@ -1,3 +1,5 @@
+import LiftParallel
+
 /// Decodes JPEG files (baseline, extended sequential and progressive Huffman, 8-bit) to RGBA8,
 /// matching libjpeg-turbo's default decode (accurate integer IDCT, fancy upsampling) and applying
 /// the EXIF orientation.
@@ -13,10 +15,14 @@ public enum JPEGDecoder {
     public struct Options: Sendable, Equatable {
         /// Rotate/flip the pixels upright according to the EXIF orientation (default true).
         public var applyOrientation: Bool
+        /// Threads for the stages after entropy decoding (progressive IDCT, upsampling, colour
+        /// conversion; the pixels do not depend on it); `nil`: every active processor.
+        public var threads: Int?
 
         /// Options with the defaults above.
-        public init(applyOrientation: Bool = true) {
+        public init(applyOrientation: Bool = true, threads: Int? = nil) {
             self.applyOrientation = applyOrientation
+            self.threads = threads
         }
     }
 
@@ -24,7 +30,7 @@ public enum JPEGDecoder {
     /// - Parameters:
     ///   - bytes: the file's bytes.
     ///   - limits: size limits, checked before any large allocation.
-    ///   - options: whether to apply the EXIF orientation.
+    ///   - options: whether to apply the EXIF orientation, threads.
     /// - Returns: the upright RGBA image with metadata.
     /// - Throws: `JPEGError` naming the marker and byte offset of the problem.
     public static func decode(_ bytes: [UInt8], limits: DecodingLimits = .default,
@@ -103,9 +109,10 @@ struct JPEGDecodeSession {
             position = s.end
         }
         guard let frame, let storage, scanCount > 0 else { throw .noImageData(offset: position) }
-        if frame.isProgressive { finishProgressive(frame: frame, storage: storage) }
+        let threads = options.threads ?? Parallel.defaultThreads
+        if frame.isProgressive { finishProgressive(frame: frame, storage: storage, threads: threads) }
         let colorSpace = try colorSpace(frame: frame)
-        let stored = try JPEGPixelAssembler(frame: frame, storage: storage, colorSpace: colorSpace, limits: limits).rgba()
+        let stored = JPEGPixelAssembler(frame: frame, storage: storage, colorSpace: colorSpace).rgba(threads: threads)
         let orientation = exif.map { EXIFOrientation(exif: $0) } ?? .up
         let image = options.applyOrientation ? orientation.apply(to: stored) : stored
         let info = JPEGInfo(process: frame.process, colorSpace: colorSpace,
@@ -155,19 +162,22 @@ struct JPEGDecodeSession {
         return storage
     }
 
-    /// Dequantises and inverse-transforms every block of a progressive frame into the planes.
-    private func finishProgressive(frame: JPEGFrame, storage: JPEGFrameStorage) {
+    /// Dequantises and inverse-transforms every block of a progressive frame into the planes, block
+    /// rows shared out over `threads`.
+    private func finishProgressive(frame: JPEGFrame, storage: JPEGFrameStorage, threads: Int) {
         for (index, component) in frame.components.enumerated() {
             // A component no scan covered stays mid-grey, as in libjpeg (whose tables are then unset).
             guard let quant = latchedQuant[index] else { continue }
             let plane = storage.planes[index], stride = storage.strides[index], coefficients = storage.coefficients[index]
             quant.withUnsafeBufferPointer { q in
                 let quantPointer = q.baseAddress.unsafelyUnwrapped
-                for y in 0 ..< component.paddedBlocksPerColumn {
-                    for x in 0 ..< component.paddedBlocksPerLine {
-                        let blockIndex: Int = y &* component.paddedBlocksPerLine &+ x
-                        let offset: Int = (y &* 8) &* stride &+ x &* 8
-                        JPEGIDCT.transform(coefficients + blockIndex &* 64, quantPointer, plane + offset, stride)
+                Parallel.forEach(count: component.paddedBlocksPerColumn, threads: threads, minimumPerPart: 8) { blockRows in
+                    for y in blockRows {
+                        for x in 0 ..< component.paddedBlocksPerLine {
+                            let blockIndex: Int = y &* component.paddedBlocksPerLine &+ x
+                            let offset: Int = (y &* 8) &* stride &+ x &* 8
+                            JPEGIDCT.transform(coefficients + blockIndex &* 64, quantPointer, plane + offset, stride)
+                        }
                     }
                 }
             }
