@@ -29,7 +29,7 @@ func runDirect(_ geometry: ConvGeometry, input: UnsafePointer<Float>, output: Un
     let bandsPerRow = (g.outputWidth + band - 1) / band
     let rows = g.batch * g.outputHeight * bandsPerRow
     let flopsPerItem = 2 * band * min(blocks, chunkWidth) * vectorWidth * g.packed.taps * g.packed.inputChannelsPerGroup
-    let minimumItems = max(1, (1 << 18) / max(flopsPerItem, 1))
+    let minimumItems = WorkGate.minimumItems(flopsPerItem: flopsPerItem)
     let frozen = g
     Parallel.forEach(count: rows * chunks, threads: threads, minimumPerPart: minimumItems) { range in
         for item in range {
