@@ -66,7 +66,7 @@ private func depthwiseTile<let P: Int, let KH: Int, let KW: Int>(
     if KW > 0 && g.dilationX == 1 && g.strideX == 1 {
         depthwiseReuse(g, input, out, b, oy, ix0, c0, tile, size)
     } else {
-        depthwiseGather(g, input, out, b, oy, ix0, c0, kernelHeight, kernelWidth, tile)
+        depthwiseGather(g, input, out, b, oy, ix0, c0, kernelHeight, kernelWidth, tile, size)
     }
 }
 
@@ -119,19 +119,32 @@ private func depthwiseReuse<let P: Int, let KH: Int, let KW: Int>(
 }
 
 /// Any tile: every tap loads its own input vector; padded columns read the zero row, padded rows are
-/// skipped (the same sums, in the same order, as `depthwiseReuse`).
+/// skipped (the same sums, in the same order, as `depthwiseReuse`). With a compile-time kernel size
+/// the tap loops unroll; a tile wholly inside the input's width tests no column.
 @inline(never)
-private func depthwiseGather<let P: Int>(_ g: ConvGeometry, _ input: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>,
-                                         _ b: Int, _ oy: Int, _ ix0: Int, _ c0: Int, _ kernelHeight: Int,
-                                         _ kernelWidth: Int, _: Tile<P, 1>.Type) {
+private func depthwiseGather<let P: Int, let KH: Int, let KW: Int>(
+    _ g: ConvGeometry, _ input: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ b: Int, _ oy: Int, _ ix0: Int,
+    _ c0: Int, _ runtimeKernelHeight: Int, _ runtimeKernelWidth: Int, _: Tile<P, 1>.Type, _: KernelSize<KH, KW>.Type
+) {
+    let kernelHeight = KH > 0 ? KH : runtimeKernelHeight, kernelWidth = KW > 0 ? KW : runtimeKernelWidth
     let channels = g.inputChannels, padded = roundUpToVector(channels)
     let imageBase = input + (b &* g.inputHeight &* g.inputWidth &* channels &+ c0)
+    let inside = ix0 >= 0 && ix0 &+ (P &- 1) &* g.strideX &+ (kernelWidth &- 1) &* g.dilationX < g.inputWidth
+    let pixelStep = g.strideX &* channels
     var acc = InlineArray<P, Vector>(repeating: loadVector(g.packed.bias + c0))
     for ky in 0 ..< kernelHeight {
         let iy = oy &* g.strideY &- g.padTop &+ ky &* g.dilationY
         if iy < 0 || iy >= g.inputHeight { continue }
         let rowBase = imageBase + (iy &* g.inputWidth &* channels)
         let rowWeights = g.packed.weights + (c0 &+ ky &* kernelWidth &* padded)
+        if inside {
+            for kx in 0 ..< kernelWidth {
+                let weight = loadVector(rowWeights + (kx &* padded))
+                let first = rowBase + ((ix0 &+ kx &* g.dilationX) &* channels)
+                for p in 0 ..< P { acc[p] = acc[p].addingProduct(loadVector(first + (p &* pixelStep)), weight) }
+            }
+            continue
+        }
         for kx in 0 ..< kernelWidth {
             let weight = loadVector(rowWeights + (kx &* padded))
             for p in 0 ..< P {
