@@ -9,9 +9,9 @@
 public enum WorkGate {
     /// FLOPs a part must hold: 2^21 ≈ 2.1 M, about 20 µs of a convolution at 100 GFLOP/s. Measured
     /// on the subject model (2 cores, training paused): the network's 2-thread time is flat for
-    /// 2^20–2^22 and worse at 2^18 and 2^23; a 1×1 conv of 2 × 2^21 FLOPs split in two runs
-    /// 1.0–1.05× faster, one of 2 × 1.2 M FLOPs ran 20 % slower (the second core's wake-up and its
-    /// cold caches cost about as much as ~20 µs of work).
+    /// 2^20–2^22 and worse at 2^18 and 2^23; a 1×1 conv of 4.3 M FLOPs split in two ran 1.04×
+    /// faster, one of 2.1 M FLOPs split in two 20 % slower (the second core's wake-up and its cold
+    /// caches cost about as much as ~20 µs of work).
     public static let flopsPerPart = 1 << 21
     /// Bytes (read + written) a part must move: 2^20 = 1 MiB, 20–40 µs of an element-wise op here;
     /// the network's time was flat for 2^19–2^21 and worse at 2^22.
