@@ -1,8 +1,8 @@
 import LiftTensor
 
 extension Graph {
-    /// Fuses each standalone relu / relu6 / hardswish / sigmoid into the conv, transposed conv or
-    /// add/mul/sub that produces its input, when that node has no activation yet and the activation is
+    /// Fuses each standalone relu / relu6 / hardswish / sigmoid into the conv, transposed conv,
+    /// add/mul/sub or bilinear resize that produces its input, when that node has no activation yet and the activation is
     /// the only reader of its output (and the output is not a graph output). Results are unchanged:
     /// the producer applies the same function to each value it writes.
     mutating func fuseActivations() {

@@ -1,9 +1,9 @@
 import LiftTensor
 
 extension Program {
-    /// Removes the `concat` before and the `add` after a Winograd convolution where nothing else
-    /// needs their results, so the convolution reads the concat's inputs in place and adds the
-    /// residual in its epilogue (no concat buffer written and read back, no separate add pass).
+    /// Removes the `concat` before a Winograd or dense 1×1 convolution and the `add` after a Winograd
+    /// convolution where nothing else needs their results, so the convolution reads the concat's
+    /// inputs in place and adds the residual in its epilogue (no concat buffer written and read back, no separate add pass).
     ///
     /// - A concat whose output only that conv reads (and is not a graph output) becomes the conv's
     ///   inputs: `concatenated` = the concat's input count.
@@ -25,7 +25,7 @@ extension Program {
         var removed = [Bool](repeating: false, count: steps.count)
 
         for index in steps.indices {
-            guard case .conv(let conv) = steps[index].kernel, conv.isWinograd, steps[index].inputs.count == 1,
+            guard case .conv(let conv) = steps[index].kernel, conv.readsConcatenatedInputs, steps[index].inputs.count == 1,
                   let source = producer[steps[index].inputs[0]], case .concat = steps[source].kernel,
                   readers[steps[index].inputs[0]] == 1
             else { continue }

@@ -47,6 +47,7 @@ enum Operation {
         case .conv(let spec): return spec.parameters.activation
         case .convTranspose(let spec): return spec.activation
         case .binary(_, let activation): return activation
+        case .resize(let spec): return spec.bilinear ? spec.activation : nil
         default: return nil
         }
     }
@@ -62,6 +63,9 @@ enum Operation {
             return .convTranspose(spec)
         case .binary(let kind, _):
             return .binary(kind, activation)
+        case .resize(var spec) where spec.bilinear:
+            spec.activation = activation
+            return .resize(spec)
         default:
             preconditionFailure("fusing an activation into an op that cannot carry one")
         }
@@ -100,4 +104,6 @@ struct ResizeSpec {
     var bilinear: Bool
     var target: Target
     var coordinates: ResizeCoordinates
+    /// Applied to every output value (a standalone activation after a bilinear resize, fused).
+    var activation = Activation.none
 }

@@ -25,7 +25,8 @@ extension Program.Step {
             GlobalAveragePool.run(input: x, output: output, threads: threads)
         case .resize(let spec):
             if spec.bilinear {
-                Resize.bilinear(input: x, output: output, coordinates: spec.coordinates, threads: threads)
+                Resize.bilinear(input: x, output: output, coordinates: spec.coordinates, activation: spec.activation,
+                                threads: threads)
             } else {
                 Resize.nearest(input: x, output: output, coordinates: spec.coordinates, threads: threads)
             }
@@ -59,7 +60,7 @@ extension Program.Step {
             return "conv_transpose \(conv.kernelHeight)x\(conv.kernelWidth) s\(conv.strideY) \(conv.inputChannels)→\(conv.outputChannels)"
         case .pool(let pool): return pool.kind == .max ? "max_pool2d" : "avg_pool2d"
         case .globalAvgPool: return "global_avg_pool"
-        case .resize(let spec): return spec.bilinear ? "resize_bilinear" : "resize_nearest"
+        case .resize(let spec): return spec.bilinear ? "resize_bilinear" + suffix(spec.activation) : "resize_nearest"
         case .concat: return "concat"
         case .binary(let op, let activation): return op.rawValue + suffix(activation)
         case .unary(let op): return op.rawValue

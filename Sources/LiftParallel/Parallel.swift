@@ -10,8 +10,9 @@ public enum Parallel {
 
     /// Calls `body` once per part with a contiguous, non-empty sub-range of `0..<count`.
     ///
-    /// The split is ggml's ceil-div split into `min(threads, ceil(count / minimumPerPart))` parts;
-    /// with one part (or `threads <= 1`) `body` runs on the calling thread.
+    /// The split is ggml's ceil-div split into `min(threads, count / minimumPerPart)` parts (at least
+    /// one), so that every part holds at least `minimumPerPart` items; with one part (or
+    /// `threads <= 1`) `body` runs on the calling thread.
     /// - Parameters:
     ///   - count: number of work items (rows, row bands, channel blocks…).
     ///   - threads: upper bound on parallel parts.
@@ -20,8 +21,7 @@ public enum Parallel {
     public static func forEach(count: Int, threads: Int = defaultThreads, minimumPerPart: Int = 1,
                                _ body: (Range<Int>) -> Void) {
         guard count > 0 else { return }
-        let byWork = (count + max(minimumPerPart, 1) - 1) / max(minimumPerPart, 1)
-        let parts = max(1, min(threads, byWork, count))
+        let parts = max(1, min(threads, count / max(minimumPerPart, 1)))
         if parts == 1 {
             body(0 ..< count)
             return

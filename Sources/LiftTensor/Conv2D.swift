@@ -128,6 +128,19 @@ public final class Conv2D: @unchecked Sendable {
     /// tensors side by side (`run(concatenating:…)`) and add a residual in its epilogue.
     public var isWinograd: Bool { packed.layout == .winograd }
 
+    /// True when this convolution can read its input as several tensors side by side
+    /// (`run(concatenating:…)`): a Winograd one, or a dense 1×1 stride-1 one without padding.
+    public var readsConcatenatedInputs: Bool {
+        let p = parameters
+        let unpadded: Bool
+        switch p.padding {
+        case .valid, .same: unpadded = true
+        case .explicit(let padding): unpadded = padding == Padding(top: 0, left: 0, bottom: 0, right: 0)
+        }
+        return isWinograd || (packed.layout == .blocked && p.kernelHeight == 1 && p.kernelWidth == 1
+                              && p.strideY == 1 && p.strideX == 1 && p.groups == 1 && unpadded)
+    }
+
     /// Convolves `input` into `output`, whose shape must be `outputShape(for: input.shape)`.
     /// Allocates nothing; `input` and `output` must be different tensors.
     /// - Parameter residual: nil, or (Winograd only) a tensor of the output's shape added after the activation.
@@ -145,11 +158,11 @@ public final class Conv2D: @unchecked Sendable {
 
     /// Convolves the channel concatenation of `inputs` (same N, H, W; channels summing to
     /// `inputChannels`, in order) without materialising it: the fused form of `concat` then `conv`.
-    /// Only for a Winograd convolution (`isWinograd`); allocates nothing; no input may be `output`.
-    /// - Parameter residual: nil, or a tensor of the output's shape added after the activation.
+    /// Only where `readsConcatenatedInputs`; allocates nothing; no input may be `output`.
+    /// - Parameter residual: nil, or (Winograd only) a tensor of the output's shape added after the activation.
     public func run(concatenating inputs: ArraySlice<Tensor>, output: Tensor, residual: Tensor? = nil,
                     threads: Int = Parallel.defaultThreads) {
-        precondition(isWinograd, "only a Winograd convolution reads concatenated inputs")
+        precondition(readsConcatenatedInputs, "only a Winograd or a dense 1×1 convolution reads concatenated inputs")
         guard let first = inputs.first?.shape,
               inputs.allSatisfy({ $0.shape.n == first.n && $0.shape.h == first.h && $0.shape.w == first.w }),
               case let shape = TensorShape(n: first.n, h: first.h, w: first.w, c: inputs.reduce(0) { $0 + $1.shape.c }),
@@ -175,6 +188,8 @@ public final class Conv2D: @unchecked Sendable {
             switch packed.layout {
             case .depthwise: runDepthwise(geometry, input: sources[0].data, output: output.data, threads: threads)
             case .dot: runDot(geometry, input: sources[0].data, output: output.data, threads: threads)
+            case .blocked where sources.count > 1:
+                runPointwiseConcatenated(geometry, sources: sources, output: output.data, threads: threads)
             case .blocked: runDirect(geometry, input: sources[0].data, output: output.data, threads: threads)
             case .winograd:
                 runWinograd(geometry, sources: sources, residual: residual.map { UnsafePointer($0.data) },

@@ -10,7 +10,9 @@ import LiftParallel
 /// Runs a depthwise convolution; `geometry` fixes every size.
 func runDepthwise(_ g: ConvGeometry, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, threads: Int) {
     let rows = g.batch * g.outputHeight
-    let minimumItems = max(1, (1 << 16) / max(2 * g.outputWidth * g.outputChannels * g.packed.taps, 1))
+    // Memory-bound: a row reads about strideY input rows and writes one output row.
+    let bytesPerRow = 4 * g.outputChannels * (g.outputWidth + g.strideY * g.inputWidth)
+    let minimumItems = WorkGate.minimumItems(bytesPerItem: bytesPerRow)
     Parallel.forEach(count: rows, threads: threads, minimumPerPart: minimumItems) { range in
         for row in range {
             let b = row / g.outputHeight, oy = row % g.outputHeight
@@ -50,7 +52,9 @@ private func depthwiseRow<let KH: Int, let KW: Int>(_ g: ConvGeometry, _ input: 
 }
 
 /// Pixels `ox ..< ox+P` of row `oy`, channels `16·channelBlock ..< +16`. The two loop nests live in
-/// separate functions so that each keeps its accumulators in registers.
+/// separate functions that store their own results, so that each keeps its accumulators in
+/// registers (returning them as an array kept them in the return slot in memory: every FMA loaded
+/// and stored its accumulator, 4–5× slower).
 @inline(__always)
 private func depthwiseTile<let P: Int, let KH: Int, let KW: Int>(
     _ g: ConvGeometry, _ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, _ b: Int, _ oy: Int, _ ox: Int,
@@ -58,67 +62,89 @@ private func depthwiseTile<let P: Int, let KH: Int, let KW: Int>(
 ) {
     let c0 = channelBlock &* vectorWidth
     let ix0 = ox &* g.strideX &- g.padLeft
-    let acc: InlineArray<P, Vector>
-    // Stride 2 would need (8−1)·2 + Kw row vectors next to 8 accumulators: they spill, so it gathers.
-    if KW > 0 && g.dilationX == 1 && g.strideX == 1 && P &- 1 &+ KW <= 12 {
-        acc = depthwiseReuse(g, input, b, oy, ix0, c0, tile, size)
+    let out = output + (((b &* g.outputHeight &+ oy) &* g.outputWidth &+ ox) &* g.inputChannels &+ c0)
+    if KW > 0 && g.dilationX == 1 && g.strideX == 1 {
+        depthwiseReuse(g, input, out, b, oy, ix0, c0, tile, size)
     } else {
-        acc = depthwiseGather(g, input, b, oy, ix0, c0, kernelHeight, kernelWidth, tile)
+        depthwiseGather(g, input, out, b, oy, ix0, c0, kernelHeight, kernelWidth, tile, size)
     }
-    let channels = g.inputChannels
-    let lanes = min(vectorWidth, channels &- c0)
-    let out = output + (((b &* g.outputHeight &+ oy) &* g.outputWidth &+ ox) &* channels &+ c0)
+}
+
+/// Stores `acc` (after the activation) as `P` pixels of channels `c0 ..< c0+16` from `out` on.
+@inline(__always)
+private func storeDepthwise<let P: Int>(_ g: ConvGeometry, _ acc: InlineArray<P, Vector>, _ out: UnsafeMutablePointer<Float>,
+                                        _ c0: Int) {
+    let channels = g.inputChannels, lanes = min(vectorWidth, channels &- c0)
     for p in 0 ..< P { storeVector(g.activation.apply(acc[p]), out + (p &* channels), lanes: lanes) }
 }
 
-/// Tile at horizontal stride 1, dilation 1, compile-time kernel size: the `P + Kw − 1` input vectors
-/// of a kernel row are loaded once (zeros outside the input) and shared by every tap that covers
-/// them, all in registers.
+/// Tile at horizontal stride 1, dilation 1, compile-time kernel size: the kernel row's weights are
+/// loaded once, input vectors outside the input are zeros; taps come in `kx` order.
 @inline(never)
 private func depthwiseReuse<let P: Int, let KH: Int, let KW: Int>(
-    _ g: ConvGeometry, _ input: UnsafePointer<Float>, _ b: Int, _ oy: Int, _ ix0: Int, _ c0: Int,
-    _: Tile<P, 1>.Type, _: KernelSize<KH, KW>.Type
-) -> InlineArray<P, Vector> {
+    _ g: ConvGeometry, _ input: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ b: Int, _ oy: Int,
+    _ ix0: Int, _ c0: Int, _: Tile<P, 1>.Type, _: KernelSize<KH, KW>.Type
+) {
     let channels = g.inputChannels, padded = roundUpToVector(channels)
     let imageBase = input + (b &* g.inputHeight &* g.inputWidth &* channels &+ c0)
-    let span = P &- 1 &+ KW
-    let inside = ix0 >= 0 && ix0 &+ span <= g.inputWidth
+    let inside = ix0 >= 0 && ix0 &+ (P &- 1 &+ KW) <= g.inputWidth
     var acc = InlineArray<P, Vector>(repeating: loadVector(g.packed.bias + c0))
     for ky in 0 ..< KH {
         let iy = oy &* g.strideY &- g.padTop &+ ky &* g.dilationY
         if iy < 0 || iy >= g.inputHeight { continue }
         let rowBase = imageBase + (iy &* g.inputWidth &* channels)
         let rowWeights = g.packed.weights + (c0 &+ ky &* KW &* padded)
-        var row = InlineArray<12, Vector>(repeating: Vector())
+        var weights = InlineArray<KW, Vector>(repeating: Vector())
+        for kx in 0 ..< KW { weights[kx] = loadVector(rowWeights + (kx &* padded)) }
+        // Constant trip counts (P, KW) so both loops unroll and `acc` stays in registers; the
+        // repeated loads of a vector hit L1 and fold into the FMAs. Interior tiles test nothing.
         if inside {
-            for i in 0 ..< span { row[i] = loadVector(rowBase + ((ix0 &+ i) &* channels)) }
+            let first = rowBase + (ix0 &* channels)
+            for kx in 0 ..< KW {
+                for p in 0 ..< P {
+                    acc[p] = acc[p].addingProduct(loadVector(first + ((p &+ kx) &* channels)), weights[kx])
+                }
+            }
         } else {
-            for i in 0 ..< span where UInt(bitPattern: ix0 &+ i) < UInt(g.inputWidth) {
-                row[i] = loadVector(rowBase + ((ix0 &+ i) &* channels))
+            for kx in 0 ..< KW {
+                for p in 0 ..< P {
+                    let x = ix0 &+ p &+ kx
+                    let value = UInt(bitPattern: x) < UInt(g.inputWidth) ? loadVector(rowBase + (x &* channels)) : Vector()
+                    acc[p] = acc[p].addingProduct(value, weights[kx])
+                }
             }
         }
-        for kx in 0 ..< KW {
-            let weight = loadVector(rowWeights + (kx &* padded))
-            for p in 0 ..< P { acc[p] = acc[p].addingProduct(row[p &+ kx], weight) }
-        }
     }
-    return acc
+    storeDepthwise(g, acc, out, c0)
 }
 
 /// Any tile: every tap loads its own input vector; padded columns read the zero row, padded rows are
-/// skipped (the same sums, in the same order, as `depthwiseReuse`).
+/// skipped (the same sums, in the same order, as `depthwiseReuse`). With a compile-time kernel size
+/// the tap loops unroll; a tile wholly inside the input's width tests no column.
 @inline(never)
-private func depthwiseGather<let P: Int>(_ g: ConvGeometry, _ input: UnsafePointer<Float>, _ b: Int, _ oy: Int,
-                                         _ ix0: Int, _ c0: Int, _ kernelHeight: Int, _ kernelWidth: Int,
-                                         _: Tile<P, 1>.Type) -> InlineArray<P, Vector> {
+private func depthwiseGather<let P: Int, let KH: Int, let KW: Int>(
+    _ g: ConvGeometry, _ input: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ b: Int, _ oy: Int, _ ix0: Int,
+    _ c0: Int, _ runtimeKernelHeight: Int, _ runtimeKernelWidth: Int, _: Tile<P, 1>.Type, _: KernelSize<KH, KW>.Type
+) {
+    let kernelHeight = KH > 0 ? KH : runtimeKernelHeight, kernelWidth = KW > 0 ? KW : runtimeKernelWidth
     let channels = g.inputChannels, padded = roundUpToVector(channels)
     let imageBase = input + (b &* g.inputHeight &* g.inputWidth &* channels &+ c0)
+    let inside = ix0 >= 0 && ix0 &+ (P &- 1) &* g.strideX &+ (kernelWidth &- 1) &* g.dilationX < g.inputWidth
+    let pixelStep = g.strideX &* channels
     var acc = InlineArray<P, Vector>(repeating: loadVector(g.packed.bias + c0))
     for ky in 0 ..< kernelHeight {
         let iy = oy &* g.strideY &- g.padTop &+ ky &* g.dilationY
         if iy < 0 || iy >= g.inputHeight { continue }
         let rowBase = imageBase + (iy &* g.inputWidth &* channels)
         let rowWeights = g.packed.weights + (c0 &+ ky &* kernelWidth &* padded)
+        if inside {
+            for kx in 0 ..< kernelWidth {
+                let weight = loadVector(rowWeights + (kx &* padded))
+                let first = rowBase + ((ix0 &+ kx &* g.dilationX) &* channels)
+                for p in 0 ..< P { acc[p] = acc[p].addingProduct(loadVector(first + (p &* pixelStep)), weight) }
+            }
+            continue
+        }
         for kx in 0 ..< kernelWidth {
             let weight = loadVector(rowWeights + (kx &* padded))
             for p in 0 ..< P {
@@ -128,5 +154,5 @@ private func depthwiseGather<let P: Int>(_ g: ConvGeometry, _ input: UnsafePoint
             }
         }
     }
-    return acc
+    storeDepthwise(g, acc, out, c0)
 }

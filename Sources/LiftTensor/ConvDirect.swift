@@ -29,7 +29,7 @@ func runDirect(_ geometry: ConvGeometry, input: UnsafePointer<Float>, output: Un
     let bandsPerRow = (g.outputWidth + band - 1) / band
     let rows = g.batch * g.outputHeight * bandsPerRow
     let flopsPerItem = 2 * band * min(blocks, chunkWidth) * vectorWidth * g.packed.taps * g.packed.inputChannelsPerGroup
-    let minimumItems = max(1, (1 << 18) / max(flopsPerItem, 1))
+    let minimumItems = WorkGate.minimumItems(flopsPerItem: flopsPerItem)
     let frozen = g
     Parallel.forEach(count: rows * chunks, threads: threads, minimumPerPart: minimumItems) { range in
         for item in range {
@@ -134,6 +134,76 @@ private func directTile<let P: Int, let B: Int>(_ g: ConvGeometry, _ input: Unsa
     let activation = g.activation
     for k in 0 ..< B {
         let lanes = min(vectorWidth, cpg &- (block &+ k) &* vectorWidth)
+        for p in 0 ..< P {
+            storeVector(activation.apply(acc[p][k]), outBase + (p &* g.outputChannels &+ k &* vectorWidth), lanes: lanes)
+        }
+    }
+}
+
+/// A dense 1×1 stride-1 convolution of the channel concatenation of `sources` (channel counts summing
+/// to the layer's input channels), without materialising it: the pixels are one long row, cut into
+/// 96-pixel bands × channel chunks as in `runDirect`; input channels are visited source by source in
+/// concatenation order, so every output is the same sum, in the same order, as on the joined tensor.
+func runPointwiseConcatenated(_ geometry: ConvGeometry, sources: UnsafeBufferPointer<ConvSource>,
+                              output: UnsafeMutablePointer<Float>, threads: Int) {
+    let g = geometry
+    precondition(g.isPointwise && g.packed.groups == 1, "only a dense 1×1 stride-1 convolution reads concatenated inputs")
+    let pixels = g.batch * g.inputHeight * g.inputWidth
+    let blocks = g.packed.blocksPerGroup, chunkWidth = tileBlocks(blocks)
+    let chunks = blocks / chunkWidth + blocks % chunkWidth
+    let band = 96, bands = (pixels + band - 1) / band
+    let flopsPerItem = 2 * band * min(blocks, chunkWidth) * vectorWidth * g.packed.inputChannelsPerGroup
+    Parallel.forEach(count: bands * chunks, threads: threads, minimumPerPart: WorkGate.minimumItems(flopsPerItem: flopsPerItem)) { range in
+        for item in range {
+            let start = (item / chunks) * band, end = min(start + band, pixels), chunk = item % chunks
+            let fullChunks = blocks / chunkWidth
+            var ox = start
+            if chunk < fullChunks && chunkWidth == 4 {
+                while ox &+ 4 <= end { pointwiseTile(g, sources, output, ox, chunk * 4, Tile<4, 4>.self); ox &+= 4 }
+                while ox < end { pointwiseTile(g, sources, output, ox, chunk * 4, Tile<1, 4>.self); ox &+= 1 }
+            } else if chunk < fullChunks && chunkWidth == 2 {
+                while ox &+ 8 <= end { pointwiseTile(g, sources, output, ox, chunk * 2, Tile<8, 2>.self); ox &+= 8 }
+                while ox < end { pointwiseTile(g, sources, output, ox, chunk * 2, Tile<1, 2>.self); ox &+= 1 }
+            } else {
+                let block = chunk < fullChunks ? chunk : fullChunks * chunkWidth + (chunk - fullChunks)
+                while ox &+ 8 <= end { pointwiseTile(g, sources, output, ox, block, Tile<8, 1>.self); ox &+= 8 }
+                while ox < end { pointwiseTile(g, sources, output, ox, block, Tile<1, 1>.self); ox &+= 1 }
+            }
+        }
+    }
+}
+
+/// Output pixels `ox ..< ox+P` (of all N·H·W) for blocks `block ..< block+B`, reading the input
+/// channels from each source in turn; the FMAs are those of `directTile` on the joined input.
+@inline(__always)
+private func pointwiseTile<let P: Int, let B: Int>(_ g: ConvGeometry, _ sources: UnsafeBufferPointer<ConvSource>,
+                                                   _ output: UnsafeMutablePointer<Float>, _ ox: Int, _ block: Int,
+                                                   _: Tile<P, B>.Type) {
+    let packed = g.packed, blockStride = packed.blockStride
+    let weightBase = packed.weights + (block &* blockStride), biasBase = packed.bias + (block &* vectorWidth)
+    var acc = InlineArray<P, InlineArray<B, Vector>>(repeating: InlineArray<B, Vector>(repeating: Vector()))
+    for p in 0 ..< P {
+        for k in 0 ..< B { acc[p][k] = loadVector(biasBase + (k &* vectorWidth)) }
+    }
+    var firstChannel = 0
+    for source in sources {
+        let channels = source.channels, pixelBase = source.data + (ox &* channels)
+        let tapWeights = weightBase + (firstChannel &* vectorWidth)
+        for ci in 0 ..< channels {
+            let w = tapWeights + (ci &* vectorWidth)
+            for k in 0 ..< B {
+                let weight = loadVector(w + (k &* blockStride))
+                for p in 0 ..< P {
+                    acc[p][k] = acc[p][k].addingProduct(Vector(repeating: pixelBase[p &* channels &+ ci]), weight)
+                }
+            }
+        }
+        firstChannel &+= channels
+    }
+    let outBase = output + (ox &* g.outputChannels &+ block &* vectorWidth)
+    let activation = g.activation
+    for k in 0 ..< B {
+        let lanes = min(vectorWidth, g.outputChannels &- (block &+ k) &* vectorWidth)
         for p in 0 ..< P {
             storeVector(activation.apply(acc[p][k]), outBase + (p &* g.outputChannels &+ k &* vectorWidth), lanes: lanes)
         }

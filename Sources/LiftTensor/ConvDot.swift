@@ -14,7 +14,7 @@ func runDot(_ g: ConvGeometry, input: UnsafePointer<Float>, output: UnsafeMutabl
     var laneIndex = SIMD16<Int32>()
     for lane in 0 ..< vectorWidth { laneIndex[lane] = Int32(lane) }
     let tailMask = laneIndex .>= SIMD16(repeating: Int32(g.packed.inputChannelsPerGroup % vectorWidth))
-    Parallel.forEach(count: rows, threads: threads, minimumPerPart: max(1, (1 << 18) / max(flopsPerRow, 1))) { range in
+    Parallel.forEach(count: rows, threads: threads, minimumPerPart: WorkGate.minimumItems(flopsPerItem: flopsPerRow)) { range in
         for row in range {
             let b = row / g.outputHeight, oy = row % g.outputHeight
             for co in 0 ..< g.outputChannels {

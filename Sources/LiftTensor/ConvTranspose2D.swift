@@ -93,9 +93,8 @@ public final class ConvTranspose2D: @unchecked Sendable {
                                           activation: activation, packed: packed.view)
         let source = UnsafePointer(input.data), destination = output.data, dot = packed.layout == .dot
         let disjoint = dot && kernelHeight == strideY && kernelWidth == strideX
-        // A part gets at least 2^18 flops, as in the convolutions: smaller layers run on one thread.
         let flopsPerInputRow = 2 * input.shape.w * inputChannels * outputChannels * kernelHeight * kernelWidth
-        let minimumInputRows = max(1, (1 << 18) / max(flopsPerInputRow, 1))
+        let minimumInputRows = WorkGate.minimumItems(flopsPerItem: flopsPerInputRow)
         withExtendedLifetime(packed) {
             if disjoint {
                 // Every input pixel owns its own Kh×Kw block of outputs: compute them from one load.

@@ -82,7 +82,7 @@ func runWinograd(_ g: ConvGeometry, sources: UnsafeBufferPointer<ConvSource>, re
     let tilesX = winogradTileCount(outputs: g.outputWidth, tile: m, dilation: g.dilationX)
     let rows = g.batch * tilesY
     let flopsPerRow = 2 * scratch.components * tilesX * g.inputChannels * blocks * vectorWidth
-    let minimumRows = max(1, (1 << 18) / max(flopsPerRow, 1))
+    let minimumRows = WorkGate.minimumItems(flopsPerItem: flopsPerRow)
     Parallel.forEach(count: rows, threads: threads, minimumPerPart: minimumRows) { range in
         withUnsafeTemporaryAllocation(byteCount: scratch.floats * 4, alignment: 64) { raw in
             guard let base = raw.baseAddress else { preconditionFailure("Winograd scratch allocation failed") }

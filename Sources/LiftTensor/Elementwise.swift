@@ -36,7 +36,8 @@ public enum BinaryOp: String, Hashable, Sendable, CaseIterable {
         let x = UnsafePointer(a.data), y = UnsafePointer(b.data), out = output.data, op = self
         let broadcast = b.shape != shape, batchStride = b.shape.n == 1 ? 0 : shape.c
         let channels = shape.c, pixels = shape.n * shape.h * shape.w, imagePixels = shape.h * shape.w
-        Parallel.forEach(count: pixels, threads: threads, minimumPerPart: max(1, (1 << 15) / max(channels, 1))) { range in
+        let bytesPerPixel = 4 * channels * (broadcast ? 2 : 3)
+        Parallel.forEach(count: pixels, threads: threads, minimumPerPart: WorkGate.minimumItems(bytesPerItem: bytesPerPixel)) { range in
             for pixel in range {
                 let base = pixel * channels
                 let other = broadcast ? y + (pixel / imagePixels) * batchStride : y + base
@@ -79,17 +80,19 @@ public enum Concat {
                 table.initializeElement(at: index, to: ConvSource(data: tensor.data, channels: tensor.shape.c))
             }
             let sources = UnsafeBufferPointer(table)
-            Parallel.forEach(count: pixels, threads: threads, minimumPerPart: max(1, (1 << 15) / max(total, 1))) { range in
+            Parallel.forEach(count: pixels, threads: threads, minimumPerPart: WorkGate.minimumItems(bytesPerItem: 8 * total)) { range in
                 for pixel in range {
                     var target = destination + pixel &* total
                     for source in sources {
                         let c = source.channels, from = source.data + pixel &* c
-                        // A few channels (side outputs of 1) by plain stores: a memmove call per value cost 10×.
-                        if c < vectorWidth {
-                            for channel in 0 ..< c { target[channel] = from[channel] }
-                        } else {
-                            target.update(from: from, count: c)
+                        // Whole vectors, then plain stores: a memmove call per pixel and input cost 10× for
+                        // one channel and ~2× for 16–32 channels.
+                        var channel = 0
+                        while channel &+ vectorWidth <= c {
+                            storeVector(loadVector(from + channel), target + channel)
+                            channel &+= vectorWidth
                         }
+                        while channel < c { target[channel] = from[channel]; channel &+= 1 }
                         target += c
                     }
                 }
@@ -112,7 +115,8 @@ public enum Pad {
         precondition(output.shape == outShape, "pad output shape \(output.shape) must be \(outShape)")
         precondition(input !== output, "pad cannot run in place")
         let source = UnsafePointer(input.data), destination = output.data, c = shape.c
-        Parallel.forEach(count: outShape.n * outShape.h, threads: threads) { rows in
+        let minimumRows = WorkGate.minimumItems(bytesPerItem: 4 * (shape.w + outShape.w) * c)
+        Parallel.forEach(count: outShape.n * outShape.h, threads: threads, minimumPerPart: minimumRows) { rows in
             for row in rows {
                 let b = row / outShape.h, y = row % outShape.h - padding.top
                 let out = destination + row * outShape.w * c

@@ -71,7 +71,9 @@ public struct Pool2D: Hashable, Sendable {
         let shape = input.shape, pad = padding(for: shape), pool = self
         let source = UnsafePointer(input.data), destination = output.data
         let channels = shape.c
-        Parallel.forEach(count: expected.n * expected.h, threads: threads) { rows in
+        let bytesPerRow = 4 * channels * (expected.w + pool.kernelHeight * shape.w)
+        Parallel.forEach(count: expected.n * expected.h, threads: threads,
+                         minimumPerPart: WorkGate.minimumItems(bytesPerItem: bytesPerRow)) { rows in
             for row in rows {
                 let b = row / expected.h, oy = row % expected.h
                 let y0 = oy * pool.strideY - pad.top
@@ -124,7 +126,7 @@ public enum GlobalAveragePool {
         let source = UnsafePointer(input.data), destination = output.data
         let channels = shape.c, pixels = shape.h * shape.w, blocks = (channels + vectorWidth - 1) / vectorWidth
         let count = Double(pixels)
-        Parallel.forEach(count: shape.n * blocks, threads: threads, minimumPerPart: max(1, (1 << 16) / (pixels * vectorWidth))) { items in
+        Parallel.forEach(count: shape.n * blocks, threads: threads, minimumPerPart: WorkGate.minimumItems(bytesPerItem: 4 * pixels * vectorWidth)) { items in
             for item in items {
                 let b = item / blocks, c0 = (item % blocks) * vectorWidth
                 var acc = SIMD16<Double>()

@@ -59,9 +59,9 @@ func winogradIsBitIdenticalAcrossThreadCounts(_ c: ConvCase, tile: Int) throws {
     let shape = try #require(conv.outputShape(for: input.shape))
     let one = Tensor(shape: shape), many = Tensor(shape: shape)
     conv.run(input: input, output: one, threads: 1)
-    conv.run(input: input, output: many, threads: 3)
+    WorkGate.$splitsAnyWork.withValue(true) { conv.run(input: input, output: many, threads: 3) }
     #expect(bitIdentical(one, many))
-    conv.run(input: input, output: many, threads: 2)
+    WorkGate.$splitsAnyWork.withValue(true) { conv.run(input: input, output: many, threads: 2) }
     #expect(bitIdentical(one, many))
 }
 
@@ -106,4 +106,25 @@ func winogradFusesConcatAndResidual(threads: Int, tile: Int) throws {
     BinaryOp.add.run(a: separate, b: residual, output: sum, threads: 1)
     conv.run(concatenating: parts[...], output: fused, residual: residual, threads: threads)
     #expect(bitIdentical(fused, sum))
+}
+
+/// A dense 1×1 convolution reads concatenated inputs (7 + 16 + 9 + 1 channels) with the same bits
+/// as `Concat` then the convolution, for 12, 20 and 64 outputs (tiles of 1, 2 and 4 blocks) and any split.
+@Test(arguments: [12, 20, 64])
+func pointwiseConvReadsConcatenatedInputs(outputs: Int) throws {
+    var values = SeededValues(seed: 23)
+    let parts = [7, 16, 9, 1].map { values.tensor(2, 5, 23, $0) }
+    let weights = values.array(outputs * 33, scale: 0.2), bias = values.array(outputs, scale: 0.5)
+    let conv = Conv2D(weights: weights, bias: bias, inputChannels: 33, outputChannels: outputs,
+                      parameters: Conv2DParameters(kernelHeight: 1, kernelWidth: 1, activation: .relu6))
+    #expect(conv.readsConcatenatedInputs && !conv.isWinograd)
+    let joined = Tensor(shape: TensorShape(n: 2, h: 5, w: 23, c: 33))
+    Concat.run(inputs: parts, output: joined, threads: 1)
+    let shape = try #require(conv.outputShape(for: joined.shape))
+    let separate = Tensor(shape: shape), fused = Tensor(shape: shape)
+    conv.run(input: joined, output: separate, threads: 1)
+    conv.run(concatenating: parts[...], output: fused, threads: 1)
+    #expect(bitIdentical(fused, separate))
+    WorkGate.$splitsAnyWork.withValue(true) { conv.run(concatenating: parts[...], output: fused, threads: 3) }
+    #expect(bitIdentical(fused, separate))
 }

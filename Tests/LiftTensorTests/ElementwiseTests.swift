@@ -52,9 +52,21 @@ func unaryOpMatchesReference(op: UnaryOp) {
     #expect(output.data[values.count - 1].isNaN)
 }
 
+/// Parts of a unary op are whole vectors: any split gives the same bits, tail included.
+@Test func unaryOpIsBitIdenticalAcrossThreadCounts() {
+    var values = SeededValues(seed: 17)
+    let input = values.tensor(1, 7, 9, 5)
+    let one = Tensor(shape: input.shape), many = Tensor(shape: input.shape)
+    for op in UnaryOp.allCases {
+        op.run(input: input, output: one, threads: 1)
+        WorkGate.$splitsAnyWork.withValue(true) { op.run(input: input, output: many, threads: 3) }
+        #expect(bitIdentical(one, many), "\(op)")
+    }
+}
+
 @Test func concatPlacesChannelsInOrder() throws {
     var values = SeededValues(seed: 15)
-    let inputs = [values.tensor(2, 3, 4, 5), values.tensor(2, 3, 4, 16), values.tensor(2, 3, 4, 1)]
+    let inputs = [values.tensor(2, 3, 4, 5), values.tensor(2, 3, 4, 16), values.tensor(2, 3, 4, 1), values.tensor(2, 3, 4, 35)]
     let shape = try #require(Concat.outputShape(for: inputs.map(\.shape)))
     let output = Tensor(shape: shape)
     Concat.run(inputs: inputs, output: output, threads: 2)

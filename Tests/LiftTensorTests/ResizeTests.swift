@@ -54,3 +54,21 @@ func nearestResizeMatchesReference(_ c: ResizeCase) {
     Resize.bilinear(input: input, output: output, coordinates: .alignCorners)
     #expect(zip(output.toArray(), [0, 1.0 / 3, 2.0 / 3, 1]).allSatisfy { abs($0 - Float($1)) < 1e-6 })
 }
+
+/// A fused activation gives the same bits as the resize followed by the standalone op, for one
+/// channel (its 16-pixel path) and several, and any split of the rows.
+@Test(arguments: [1, 17])
+func bilinearResizeWithActivationEqualsResizeThenUnaryOp(channels: Int) {
+    var values = SeededValues(seed: 12)
+    let input = values.tensor(2, 9, 11, channels)
+    let resized = Tensor(n: 2, h: 20, w: 37, c: channels), expected = Tensor(n: 2, h: 20, w: 37, c: channels)
+    Resize.bilinear(input: input, output: resized, coordinates: .halfPixel, threads: 1)
+    UnaryOp.sigmoid.run(input: resized, output: expected, threads: 1)
+    let fused = Tensor(n: 2, h: 20, w: 37, c: channels)
+    WorkGate.$splitsAnyWork.withValue(true) {
+        Resize.bilinear(input: input, output: fused, coordinates: .halfPixel, activation: .sigmoid, threads: 3)
+    }
+    #expect(bitIdentical(fused, expected))
+    let reference = ReferenceKernels.resizeBilinear(input: input, height: 20, width: 37, coordinates: .halfPixel)
+    #expect(maxAbsDifference(resized, reference) <= 2 * Float(11).ulp + 1e-6)
+}
