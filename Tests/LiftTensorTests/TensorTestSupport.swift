@@ -27,3 +27,15 @@ struct SeededValues {
 func bitIdentical(_ a: Tensor, _ b: Tensor) -> Bool {
     a.shape == b.shape && (0 ..< a.count).allSatisfy { a.data[$0].bitPattern == b.data[$0].bitPattern }
 }
+
+/// Runs `body` (which writes into the tensor it is given, on the given thread count) at 1 thread
+/// and, with splitting forced on small work, at 3 then 2 threads into a second buffer: true when
+/// every run gives the same bits (the repeated run also shows no state carries between runs).
+func sameBitsAtAnyThreadCount(shape: TensorShape, _ body: (Tensor, Int) -> Void) -> Bool {
+    let one = Tensor(shape: shape), many = Tensor(shape: shape)
+    body(one, 1)
+    WorkGate.$splitsAnyWork.withValue(true) { body(many, 3) }
+    guard bitIdentical(one, many) else { return false }
+    WorkGate.$splitsAnyWork.withValue(true) { body(many, 2) }
+    return bitIdentical(one, many)
+}
