@@ -42,8 +42,9 @@ public struct SubjectLifter: Sendable {
         self.model = model
         self.quality = quality
         self.threads = max(1, threads ?? Parallel.defaultThreads)
-        var networks: [ModelName: Network] = [model: try Network(model, quality: quality, environment: environment)]
-        if model == .person, let landscape = try? Network(.personLandscape, quality: quality, environment: environment) {
+        let threads = self.threads
+        var networks: [ModelName: Network] = [model: try Network(model, quality: quality, threads: threads, environment: environment)]
+        if model == .person, let landscape = try? Network(.personLandscape, quality: quality, threads: threads, environment: environment) {
             networks[.personLandscape] = landscape
         }
         self.networks = networks
@@ -105,17 +106,21 @@ public struct SubjectLifter: Sendable {
     }
 }
 
-/// One loaded model file, the passes `quality` asks for, and a preprocessing per pass input size.
+/// One model file loaded once per pass that can run at the same time, the passes `quality` asks
+/// for, and a preprocessing per pass input size.
 private struct Network: Sendable {
     let name: ModelName
-    let model: Model
+    /// Copies of the model (each with its own buffers): passes run side by side, one thread each,
+    /// instead of one after the other with their many small ops split across threads.
+    let models: [Model]
     let passes: [ModelPass]
     /// The preprocessing of each pass (its input size), in `passes` order.
     let preprocesses: [Preprocess]
 
-    /// Loads `name` and fixes the input size of each of `quality`'s passes (models of open size are
-    /// scaled from their spec's size; fixed-size models run at their size).
-    init(_ name: ModelName, quality: Quality, environment: [String: String]) throws(LiftError) {
+    /// Loads `name` (once per pass that `threads` threads can run at the same time) and fixes the
+    /// input size of each of `quality`'s passes (models of open size are scaled from their spec's
+    /// size; fixed-size models run at their size).
+    init(_ name: ModelName, quality: Quality, threads: Int, environment: [String: String]) throws(LiftError) {
         let url: URL
         do {
             url = try ModelCatalog.url(for: name, environment: environment)
@@ -124,6 +129,7 @@ private struct Network: Sendable {
             case .weightsNotFound(_, let searched): throw .weightsNotFound(model: name, searched: searched)
             }
         }
+        let model: Model
         do {
             model = try Model(contentsOf: url)
         } catch {
@@ -149,6 +155,15 @@ private struct Network: Sendable {
         }
         self.name = name
         passes = quality.passes
+        var models = [model]
+        while models.count < min(passes.count, threads) {
+            do {
+                models.append(try Model(contentsOf: url))
+            } catch {
+                throw .modelLoadFailed(model: name, path: url.path, underlying: error)
+            }
+        }
+        self.models = models
         preprocesses = passes.map { pass in
             var scaled = spec
             if openSize {
@@ -165,24 +180,59 @@ private struct Network: Sendable {
     }
 
     /// Runs every pass on `image` and returns the average of their maps (single-channel outputs,
-    /// mirrored ones mirrored back), at the first pass's output size.
+    /// mirrored ones mirrored back), at the first pass's output size. With several model copies
+    /// and threads, the passes run side by side (one thread each); the map is the same either way.
     func run(_ image: RGBAImage, threads: Int, timings: inout StageTimings) throws(LiftError) -> FloatMap {
-        var sum: FloatMap?
-        for (pass, preprocess) in zip(passes, preprocesses) {
-            var map = try run(image, preprocess: preprocess, mirrored: pass.mirrored, threads: threads, timings: &timings)
-            if let first = sum {
-                if map.width != first.width || map.height != first.height {
-                    do {
-                        map = try MaskResize.bilinear(map, width: first.width, height: first.height, threads: threads)
-                    } catch {
-                        throw .inferenceFailed(model: name, underlying: error)
+        var maps = [FloatMap?](repeating: nil, count: passes.count)
+        let lanes = min(models.count, threads, passes.count)
+        if lanes <= 1 {
+            for (k, pass) in passes.enumerated() {
+                maps[k] = try run(image, preprocess: preprocesses[k], mirrored: pass.mirrored, model: models[0],
+                                  threads: threads, timings: &timings)
+            }
+        } else {
+            var clock = Stopwatch()
+            var failures = [LiftError?](repeating: nil, count: passes.count)
+            var passTimings = [StageTimings](repeating: StageTimings(), count: passes.count)
+            maps.withUnsafeMutableBufferPointer { maps in
+                failures.withUnsafeMutableBufferPointer { failures in
+                    passTimings.withUnsafeMutableBufferPointer { passTimings in
+                        Parallel.forEach(count: passes.count, threads: lanes) { range in
+                            // Contiguous runs of passes, one run per lane and per model copy.
+                            let model = models[range.lowerBound * lanes / passes.count]
+                            for k in range {
+                                do throws(LiftError) {
+                                    maps[k] = try run(image, preprocess: preprocesses[k], mirrored: passes[k].mirrored, model: model,
+                                                      threads: 1, timings: &passTimings[k])
+                                } catch {
+                                    failures[k] = error
+                                }
+                            }
+                        }
                     }
                 }
-                for i in map.values.indices { map.values[i] += first.values[i] }
             }
-            sum = map
+            if let failure = failures.lazy.compactMap({ $0 }).first { throw failure }
+            // The lanes ran at the same time: the stage took the wall time, split as the passes' own.
+            let wall = clock.lap()
+            let preprocess = passTimings.map(\.preprocess).reduce(0, +), inference = passTimings.map(\.inference).reduce(0, +)
+            let share = preprocess + inference > 0 ? preprocess / (preprocess + inference) : 0
+            timings.preprocess += wall * share
+            timings.inference += wall * (1 - share)
         }
-        guard var average = sum else { preconditionFailure("every quality level has at least one pass") }
+        guard var average = maps[0] else { preconditionFailure("every quality level has at least one pass") }
+        for k in maps.indices.dropFirst() {
+            guard var map = maps[k] else { preconditionFailure("every pass returned a map or threw") }
+            if map.width != average.width || map.height != average.height {
+                do {
+                    map = try MaskResize.bilinear(map, width: average.width, height: average.height, threads: threads)
+                } catch {
+                    throw .inferenceFailed(model: name, underlying: error)
+                }
+            }
+            for i in map.values.indices { map.values[i] += average.values[i] }
+            average = map
+        }
         let scale = 1 / Float(passes.count)
         for i in average.values.indices { average.values[i] *= scale }
         return average
@@ -190,7 +240,7 @@ private struct Network: Sendable {
 
     /// Preprocesses `image` (mirrored left–right when asked), runs the model and returns its
     /// single-channel output as a map, mirrored back. Adds to the preprocessing and inference times.
-    private func run(_ image: RGBAImage, preprocess: Preprocess, mirrored: Bool, threads: Int,
+    private func run(_ image: RGBAImage, preprocess: Preprocess, mirrored: Bool, model: Model, threads: Int,
                      timings: inout StageTimings) throws(LiftError) -> FloatMap {
         var clock = Stopwatch()
         let spec = preprocess.spec

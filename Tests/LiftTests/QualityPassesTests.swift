@@ -60,4 +60,14 @@ import TestSupport
         #expect(accurate.values.allSatisfy { (0...1).contains($0) })
         #expect(Self.maxDifference(accurate, balanced) > 1e-3)
     }
+
+    /// With two threads the passes run side by side on copies of the model, one thread each; with
+    /// one they run in turn. The averaged map must be the same bits either way.
+    @Test(arguments: [Quality.balanced, .accurate])
+    func passesSideBySideGiveTheSameMap(quality: Quality) throws {
+        let photo = try Self.astronaut()
+        let one = try SubjectLifter(model: .subject, quality: quality, threads: 1).probabilityMap(for: photo)
+        let two = try SubjectLifter(model: .subject, quality: quality, threads: 2).probabilityMap(for: photo)
+        #expect(one.values.map(\.bitPattern) == two.values.map(\.bitPattern))
+    }
 }
