@@ -181,7 +181,7 @@ private struct Network: Sendable {
 
     /// Runs every pass on `image` and returns the average of their maps (single-channel outputs,
     /// mirrored ones mirrored back), at the first pass's output size. With several model copies
-    /// and threads, the passes run side by side (one thread each); the map is the same either way.
+    /// and threads, the passes run side by side (threads shared out between them); the map is the same either way.
     func run(_ image: RGBAImage, threads: Int, timings: inout StageTimings) throws(LiftError) -> FloatMap {
         var maps = [FloatMap?](repeating: nil, count: passes.count)
         let lanes = min(models.count, threads, passes.count)
@@ -197,13 +197,14 @@ private struct Network: Sendable {
             maps.withUnsafeMutableBufferPointer { maps in
                 failures.withUnsafeMutableBufferPointer { failures in
                     passTimings.withUnsafeMutableBufferPointer { passTimings in
+                        let threadsPerLane = max(1, threads / lanes)
                         Parallel.forEach(count: passes.count, threads: lanes) { range in
                             // Contiguous runs of passes, one run per lane and per model copy.
                             let model = models[range.lowerBound * lanes / passes.count]
                             for k in range {
                                 do throws(LiftError) {
                                     maps[k] = try run(image, preprocess: preprocesses[k], mirrored: passes[k].mirrored, model: model,
-                                                      threads: 1, timings: &passTimings[k])
+                                                      threads: threadsPerLane, timings: &passTimings[k])
                                 } catch {
                                     failures[k] = error
                                 }
