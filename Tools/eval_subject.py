@@ -85,13 +85,13 @@ def gaussian_prior(h, w, sigma_frac=0.25):
 
 def load_checkpoint_model(path, which="ema"):
     import torch
-    from subject_model import SubjectNet
+    from subject_model import SubjectNet, variant_of
     ckpt = torch.load(path, map_location="cpu", weights_only=False)
-    model = SubjectNet()
     if "which" in ckpt:  # a best.pt: its chosen weights (model or EMA) are stored under "ema"
         key, label = "ema", ckpt["which"]
     else:
         key = label = which
+    model = SubjectNet(variant_of(ckpt[key]))
     model.load_state_dict(ckpt[key])
     return model.to(memory_format=torch.channels_last), ckpt, label
 

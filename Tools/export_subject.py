@@ -33,7 +33,7 @@ import torch.nn as nn
 TOOLS = Path(__file__).resolve().parent
 REPO = TOOLS.parent
 sys.path.insert(0, str(TOOLS))
-from subject_model import SubjectNet, count_macs  # noqa: E402
+from subject_model import SubjectNet, count_macs, variant_of  # noqa: E402
 
 
 DUTS_LICENCE = ("Trained on DUTS-TR (Wang et al., 'Learning to Detect Salient Objects with Image-level "
@@ -60,9 +60,21 @@ def input_spec(size):
 def load_checkpoint(path, which):
     ckpt = torch.load(path, map_location="cpu", weights_only=False)
     key = "ema" if "which" in ckpt else which  # best.pt stores its chosen weights under "ema"
-    model = SubjectNet()
+    model = SubjectNet(variant_of(ckpt[key]))
     model.load_state_dict(ckpt[key])
     return model.eval(), ckpt
+
+
+def exported_variant(path) -> str:
+    """The SubjectNet variant an exported file holds, from its convolution weights' shapes."""
+    from safetensors import safe_open
+    with safe_open(str(path), "numpy") as f:
+        shapes = {}
+        for k in f.keys():
+            if k.endswith(".weight"):
+                o, h, w, i = f.get_slice(k).get_shape()  # OHWI
+                shapes[k.removeprefix("net.")] = (o, i, h, w)
+    return variant_of(shapes)
 
 
 @torch.no_grad()
@@ -170,7 +182,7 @@ def main():
             "Tools/TRAINING.md" if args.get("resume") else "trained from scratch")
     provenance = (
         f"Lift subject (salient object) model: MobileNetV3-style encoder + U-Net decoder ({init}), "
-        f"{2 * count_macs(SubjectNet(), a.size) / 1e9:.2f} GFLOP at {a.size}x{a.size}. {DUTS_LICENCE}. "
+        f"variant {model.variant}, {2 * count_macs(SubjectNet(model.variant), a.size) / 1e9:.2f} GFLOP at {a.size}x{a.size}. {DUTS_LICENCE}. "
         f"Trained by Tools/train_subject.py (args {json.dumps(ckpt.get('args', {}), sort_keys=True)}) "
         f"at commit {ckpt.get('commit', 'unknown')}, step {step}, epoch {epoch}; validation (500 DUTS-TE "
         f"pairs, PyTorch) {json.dumps(val, sort_keys=True)}. Exported by Tools/export_subject.py {command} "
@@ -183,7 +195,7 @@ def main():
     os.replace(tmp, out)
     print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB) from {a.checkpoint} (step {step}, epoch {epoch})")
 
-    shipped = SubjectNet()
+    shipped = SubjectNet(model.variant)
     shipped.load_state_dict(model.state_dict())  # side heads, which are not exported
     n = load_exported_weights(shipped, out)
     shipped = Probability(shipped.eval()).eval()

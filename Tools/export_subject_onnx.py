@@ -29,7 +29,7 @@ from safetensors import safe_open
 TOOLS = Path(__file__).resolve().parent
 REPO = TOOLS.parent
 sys.path.insert(0, str(TOOLS))
-from export_subject import Probability, load_exported_weights  # noqa: E402
+from export_subject import Probability, exported_variant, load_exported_weights  # noqa: E402
 from subject_model import SubjectNet  # noqa: E402
 
 TOLERANCE = 1e-4
@@ -58,7 +58,7 @@ def main() -> None:
     torch.set_num_threads(1)
     size = args.size or input_size(args.weights)
 
-    net = SubjectNet()
+    net = SubjectNet(exported_variant(args.weights))
     loaded = load_exported_weights(net, args.weights)
     model = Probability(net.eval()).eval()
     x = torch.rand(1, 3, size, size, generator=torch.Generator().manual_seed(args.seed))

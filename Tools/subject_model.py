@@ -94,23 +94,44 @@ EXTRA_BLOCKS = [
     (64, 256, 64, 5, 1, 64, "hardswish"),
     (64, 256, 64, 5, 1, 64, "hardswish"),
 ]
-SKIP_AFTER = {0: 2, 2: 3, 7: 4, 10: 5}  # block index -> feature scale index (/2**i)
+
+# Sizes of the network. "s" is the first shipped model (0.57 GFLOP at 256^2). "m" grows "s" where
+# it costs few FLOPs: the /16 blocks expand twice as wide, the /32 blocks are twice as wide and two
+# deeper, the context layer reads all of them, and the decoder's first 3x3 conv per scale is wider.
+# Only channels *inside* a stage grow (never a concat's layout), so `grow` can start "m" as an exact
+# copy of a trained "s" (the new channels' outgoing weights are zero, the new blocks add zero).
+VARIANTS = {
+    "s": {"blocks": PERSON_BLOCKS + EXTRA_BLOCKS, "decoder_mid": (24, 32, 48, 64)},
+    "m": {"blocks": PERSON_BLOCKS[:4] + [
+              (32, 256, 32, 5, 1, 64, "hardswish"),
+              (32, 256, 32, 5, 1, 64, "hardswish"),
+              (32, 192, 32, 5, 1, 48, "hardswish"),
+              (32, 192, 32, 5, 1, 48, "hardswish"),
+              (32, 384, 128, 5, 2, 96, "hardswish"),
+              (128, 512, 128, 5, 1, 128, "hardswish"),
+              (128, 512, 128, 5, 1, 128, "hardswish"),
+              (128, 512, 128, 5, 1, 128, "hardswish"),
+              (128, 512, 128, 5, 1, 128, "hardswish"),
+          ],
+          "decoder_mid": (24, 48, 96, 128)},
+}
+SKIP_AFTER = {0: 2, 2: 3, 7: 4}  # block index -> feature scale index (/2**i); the last block -> /32
 
 
 class Encoder(nn.Module):
-    def __init__(self):
+    def __init__(self, blocks):
         super().__init__()
         self.stem = ConvBNAct(3, 16, 3, 2, act="hardswish")
-        self.blocks = nn.ModuleList(InvertedResidual(*b) for b in PERSON_BLOCKS + EXTRA_BLOCKS)
+        self.blocks = nn.ModuleList(InvertedResidual(*b) for b in blocks)
 
     def forward(self, x):
         x = self.stem(x)
         feats = [x]
         for i, block in enumerate(self.blocks):
             x = block(x)
-            if i in SKIP_AFTER:
+            if i in SKIP_AFTER or i == len(self.blocks) - 1:
                 feats.append(x)
-        return feats  # /2: 16, /4: 16, /8: 24, /16: 32, /32: 64 channels
+        return feats  # /2: 16, /4: 16, /8: 24, /16: 32, /32: 64 ("s") or 128 ("m") channels
 
 
 class GatedContext(nn.Module):
@@ -128,15 +149,15 @@ class GatedContext(nn.Module):
 class DecoderStage(nn.Module):
     """up(prev) to the skip's size, concat with the skip, then two convs."""
 
-    def __init__(self, cprev, cskip, cout, light=False):
+    def __init__(self, cprev, cskip, cout, mid, light=False):
         super().__init__()
         cin = cprev + cskip
         if light:
             self.convs = nn.Sequential(
-                ConvBNAct(cin, cout, 1), ConvBNAct(cout, cout, 3, groups=cout),
-                ConvBNAct(cout, cout, 1))
+                ConvBNAct(cin, mid, 1), ConvBNAct(mid, mid, 3, groups=mid),
+                ConvBNAct(mid, cout, 1))
         else:
-            self.convs = nn.Sequential(ConvBNAct(cin, cout, 3), ConvBNAct(cout, cout, 3))
+            self.convs = nn.Sequential(ConvBNAct(cin, mid, 3), ConvBNAct(mid, cout, 3))
         self.side = nn.Conv2d(cout, 1, 1)
 
     def forward(self, prev, skip):
@@ -145,18 +166,20 @@ class DecoderStage(nn.Module):
 
 
 class SubjectNet(nn.Module):
-    WIDTHS = (24, 32, 48, 64, 96)  # decoder channels at /2, /4, /8, /16; context at /32
+    WIDTHS = (24, 32, 48, 64, 96)  # decoder outputs at /2, /4, /8, /16; context at /32
 
-    def __init__(self):
+    def __init__(self, variant="s"):
         super().__init__()
-        self.encoder = Encoder()
-        w = self.WIDTHS
-        self.context = GatedContext(64, w[4])
+        spec = VARIANTS[variant]
+        self.variant = variant
+        self.encoder = Encoder(spec["blocks"])
+        w, mid = self.WIDTHS, spec["decoder_mid"]
+        self.context = GatedContext(spec["blocks"][-1][2], w[4])
         self.context_side = nn.Conv2d(w[4], 1, 1)
-        self.dec16 = DecoderStage(w[4], 32, w[3])
-        self.dec8 = DecoderStage(w[3], 24, w[2])
-        self.dec4 = DecoderStage(w[2], 16, w[1])
-        self.dec2 = DecoderStage(w[1], 16, w[0], light=True)
+        self.dec16 = DecoderStage(w[4], 32, w[3], mid[3])
+        self.dec8 = DecoderStage(w[3], 24, w[2], mid[2])
+        self.dec4 = DecoderStage(w[2], 16, w[1], mid[1])
+        self.dec2 = DecoderStage(w[1], 16, w[0], mid[0], light=True)
         self.head = nn.Conv2d(w[0], 1, 3, padding=1)
 
     def forward(self, x):
@@ -246,9 +269,54 @@ def load_person_encoder(model: SubjectNet, path) -> str:
     return f"{len(pairs)} convolutions from {path} ({pairs[0][1]} ... {pairs[-1][1]})"
 
 
+def variant_of(shapes: dict) -> str:
+    """The variant whose parameters have exactly these shapes ({name: shape}, a state dict's or an
+    exported file's convolution weights, which may lack the training-only side heads)."""
+    shapes = {k: tuple(getattr(v, "shape", v)) for k, v in shapes.items()}
+    for name in VARIANTS:
+        ours = {k: tuple(v.shape) for k, v in SubjectNet(name).state_dict().items()}
+        if all(ours.get(k) == v for k, v in shapes.items()):
+            return name
+    raise ValueError(f"no SubjectNet variant has these {len(shapes)} parameter shapes")
+
+
+@torch.no_grad()
+def grow(small: SubjectNet, variant: str) -> SubjectNet:
+    """A `variant` network that computes exactly what `small` computes: each tensor of `small` is
+    copied into the leading slice of the larger one; a convolution's weights from new input
+    channels into old output channels are zeroed (so new channels do not change old ones), and a
+    block that `small` lacks has its projection's BatchNorm scale at zero (its residual adds 0).
+    New channels and blocks keep their random initialisation and start learning from there."""
+    big = SubjectNet(variant)
+    old = small.state_dict()
+    modules = dict(big.named_modules())
+    for name, tensor in big.state_dict().items():
+        if name not in old:
+            continue
+        src = old[name]
+        if src.dim() != tensor.dim() or any(a > b for a, b in zip(src.shape, tensor.shape)):
+            raise ValueError(f"{name}: {tuple(src.shape)} does not fit into {tuple(tensor.shape)}")
+        conv = modules.get(name.rpartition(".")[0])
+        if (name.endswith("weight") and isinstance(conv, nn.Conv2d) and conv.groups == 1
+                and tensor.shape[1] > src.shape[1]):
+            tensor[:src.shape[0], src.shape[1]:] = 0
+        tensor[tuple(slice(0, n) for n in src.shape)] = src
+    for i in range(len(small.encoder.blocks), len(big.encoder.blocks)):
+        block = big.encoder.blocks[i]
+        if not block.residual:
+            raise ValueError(f"new block {i} must be residual to start as an identity")
+        block.project[1].weight.zero_()
+    return big
+
+
 if __name__ == "__main__":
-    m = SubjectNet()
-    params = sum(p.numel() for p in m.parameters())
-    for s in (256, 320):
-        print(f"{s}x{s}: {2 * count_macs(m, s) / 1e9:.3f} GFLOP")
-    print(f"params {params / 1e6:.3f} M")
+    for variant in VARIANTS:
+        m = SubjectNet(variant)
+        params = sum(p.numel() for p in m.parameters())
+        flops = ", ".join(f"{2 * count_macs(m, s) / 1e9:.3f} GFLOP at {s}x{s}" for s in (256, 320))
+        print(f"{variant}: {flops}, params {params / 1e6:.3f} M")
+    small = SubjectNet("s").eval()
+    x = torch.rand(2, 3, 256, 256)
+    big = grow(small, "m").eval()
+    with torch.no_grad():
+        print(f"grow s -> m: max |d| {float((small(x) - big(x)).abs().max()):.2e}")

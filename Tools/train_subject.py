@@ -11,6 +11,8 @@ Writes to --out (default Tools/checkpoints/subject/, ignored by git):
 Start:    OMP_WAIT_POLICY=PASSIVE nohup nice -n 10 /work/venv/bin/python Tools/train_subject.py [--person-init W] > /dev/null 2>&1 &
 Resume:   ... Tools/train_subject.py --resume Tools/checkpoints/subject/last.pt
 Continue from shipped weights (full checkpoint gone): --init Weights/subject.safetensors
+Grow a trained model into a larger variant (exactly the same outputs at the start, see
+subject_model.grow): --variant m --grow-from Tools/checkpoints/person/best.pt
 """
 from __future__ import annotations
 
@@ -31,7 +33,7 @@ import torch.nn.functional as F
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from duts_data import TrainBatches, load_split  # noqa: E402
 from eval_subject import predict_torch, sod_metrics  # noqa: E402
-from subject_model import SubjectNet, count_macs  # noqa: E402
+from subject_model import SubjectNet, count_macs, grow, variant_of  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -65,7 +67,7 @@ class EMA:
     statistics match the averaged weights, as timm's ModelEmaV2 does), decay ramped up early."""
 
     def __init__(self, model, decay):
-        self.model = SubjectNet().to(memory_format=torch.channels_last)
+        self.model = SubjectNet(model.variant).to(memory_format=torch.channels_last)
         self.model.load_state_dict(model.state_dict())
         self.model.eval()
         self.decay = decay
@@ -111,6 +113,10 @@ def main():
     ap.add_argument("--resume", help="a last.pt: continue model, EMA, optimiser, step and schedule")
     ap.add_argument("--init", help="exported .safetensors to start from (fresh optimiser)")
     ap.add_argument("--person-init", help="person model .safetensors to initialise the encoder")
+    ap.add_argument("--variant", default="s", help="network size (subject_model.VARIANTS)")
+    ap.add_argument("--grow-from", help="a best.pt/last.pt of a smaller variant to grow into --variant")
+    ap.add_argument("--zoom-out-p", type=float, default=0.35,
+                    help="share of training views pasted smaller on their own blurred surroundings")
     ap.add_argument("--size", type=int, default=256)
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--lr", type=float, default=2e-3)
@@ -148,11 +154,12 @@ def main():
     val_gts = [val.pair(k)[1] for k in range(len(val))]
     steps_per_epoch = len(train) // a.batch
 
-    model = SubjectNet().to(memory_format=torch.channels_last)
     start_step, best_mae, total_steps, warmup, base_lr = 0, float("inf"), None, a.warmup_steps, a.lr
     ckpt = None
     if a.resume:
         ckpt = torch.load(a.resume, map_location="cpu", weights_only=False)
+        a.variant = variant_of(ckpt["model"])
+        model = SubjectNet(a.variant)
         model.load_state_dict(ckpt["model"])
         start_step, best_mae = ckpt["step"], ckpt.get("best_mae", float("inf"))
         warmup, base_lr = ckpt["warmup"], ckpt["base_lr"]
@@ -161,12 +168,21 @@ def main():
             total_steps = int(a.total_epochs * steps_per_epoch)
     else:
         total_steps = int(a.total_epochs * steps_per_epoch)
+        model = SubjectNet(a.variant)
+        if a.grow_from:
+            grown = torch.load(a.grow_from, map_location="cpu", weights_only=False)
+            weights = grown["ema"]  # best.pt keeps its chosen weights there; last.pt its EMA
+            small = SubjectNet(variant_of(weights))
+            small.load_state_dict(weights)
+            model = grow(small, a.variant)
+            log(f"grown from {a.grow_from} ({small.variant} -> {a.variant}, step {grown.get('step')})")
         if a.init:
             from export_subject import load_exported_weights
             load_exported_weights(model, a.init)
         if a.person_init:
             from subject_model import load_person_encoder
             log(f"person init: {load_person_encoder(model, a.person_init)}")
+    model = model.to(memory_format=torch.channels_last)
     ema = EMA(model, a.ema)
     opt = torch.optim.AdamW(param_groups(model, a.wd), lr=base_lr, betas=(0.9, 0.999))
     if ckpt is not None:
@@ -183,9 +199,9 @@ def main():
     signal.signal(signal.SIGINT, lambda *_: stop.update(flag=True))
 
     log(f"start: step {start_step}/{total_steps} ({steps_per_epoch} steps/epoch), "
-        f"{2 * count_macs(SubjectNet(), a.size) / 1e9:.3f} GFLOP at {a.size}, commit {git_commit()}, "
+        f"variant {a.variant}, {2 * count_macs(SubjectNet(a.variant), a.size) / 1e9:.3f} GFLOP at {a.size}, commit {git_commit()}, "
         f"args {vars(a)}")
-    batches = iter(TrainBatches(train, a.batch, a.size, seed=a.seed + start_step))
+    batches = iter(TrainBatches(train, a.batch, a.size, seed=a.seed + start_step, zoom_out_p=a.zoom_out_p))
     model.train()
     t_start = time.time()
     t_ckpt = time.time()
