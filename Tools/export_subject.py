@@ -177,6 +177,9 @@ def main():
     args = ckpt.get("args", {})
     init = ("encoder blocks 1-8 initialised from the person model (MediaPipe Selfie Segmentation, "
             "Apache-2.0) by --person-init" if args.get("person_init") else
+            f"grown from {args['grow_from']}, a trained smaller variant whose encoder began as the person "
+            "model's (MediaPipe Selfie Segmentation, Apache-2.0); the lineage is in Tools/TRAINING.md"
+            if args.get("grow_from") else
             f"initialised from {args['init']}" if args.get("init") else
             f"resumed from {args['resume']}; the run's history, its initialisation included, is in "
             "Tools/TRAINING.md" if args.get("resume") else "trained from scratch")

@@ -36,6 +36,10 @@ from eval_subject import predict_torch, sod_metrics  # noqa: E402
 from subject_model import SubjectNet, count_macs, grow, variant_of  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
+# Flags a --resume takes from the checkpoint's run unless given again (the schedule's own numbers,
+# warm-up, base learning rate and length, are in the checkpoint itself).
+RECIPE_ARGS = ("size", "batch", "wd", "ema", "zoom_out_p", "val_size", "val_every", "seed",
+               "init", "person_init", "grow_from", "variant")  # the last four: where the run began
 
 
 def loss_fn(outputs, target):
@@ -158,11 +162,15 @@ def main():
     ckpt = None
     if a.resume:
         ckpt = torch.load(a.resume, map_location="cpu", weights_only=False)
+        for key in RECIPE_ARGS:  # the run's recipe, unless this command line changes it
+            if key in ckpt["args"] and "--" + key.replace("_", "-") not in sys.argv:
+                setattr(a, key, ckpt["args"][key])
         a.variant = variant_of(ckpt["model"])
         model = SubjectNet(a.variant)
         model.load_state_dict(ckpt["model"])
         start_step, best_mae = ckpt["step"], ckpt.get("best_mae", float("inf"))
         warmup, base_lr = ckpt["warmup"], ckpt["base_lr"]
+        a.warmup_steps, a.lr = warmup, base_lr  # so that checkpoints record the schedule in use
         total_steps = ckpt["total_steps"]
         if "--total-epochs" in sys.argv:
             total_steps = int(a.total_epochs * steps_per_epoch)
