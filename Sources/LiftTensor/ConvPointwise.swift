@@ -1,26 +1,29 @@
-// The dense 1×1 stride-1 convolution of one input tensor with a multiple of 8 output channels, as a
-// GEMM over all N·H·W pixels: a tile of P pixels × F blocks of 16 output channels (SIMD16
+// The dense 1×1 stride-1 convolution with a multiple of 8 output channels, of one input tensor or
+// of several side by side (a fused concat), as a GEMM over all N·H·W pixels: a tile of P pixels × F blocks of 16 output channels (SIMD16
 // accumulators) plus, when the channel count ends in 8 lanes, one 8-channel half block (SIMD8
 // accumulators: half the FMA work of a zero-padded 16-lane block on this machine). Each input value
-// is broadcast into the F (+ half) weight vectors of its channel. The input depth (K = 16, 24, 32)
-// and the activation are compile-time constants, and the tiles are sized so that the accumulators
+// is broadcast into the F (+ half) weight vectors of its channel. The input depth of a single input
+// (K = 16, 24, 32) and the activation are compile-time constants, and the tiles are sized so that the accumulators
 // stay in registers from the bias load to the store (checked in the generated assembly). Every
 // output is the bias plus its K products in channel order, the sum `runDirect` and
 // `runPointwiseConcatenated` form, so results match theirs bit for bit, for any thread split.
 
 import LiftParallel
 
-/// A compile-time tile: depth `K` (0 = the run's input channel count), `P` pixels, `F` full blocks of
+/// A compile-time tile: depth `K` (0 = the sources' channel counts), `P` pixels, `F` full blocks of
 /// 16 output channels, `H` (0 or 1) 8-channel half blocks and activation `A` (see `Epilogue`).
 private enum PointwiseTile<let K: Int, let P: Int, let F: Int, let H: Int, let A: Int> {}
 
 /// One run's raw pointers and sizes for the pointwise tiles.
 private struct PointwiseJob {
+    /// The input tensors, concatenated along channels in this order.
+    let sources: UnsafeBufferPointer<ConvSource>
+    /// The first source's data.
     let input: UnsafePointer<Float>
     let output: UnsafeMutablePointer<Float>
     let weights: UnsafePointer<Float>
     let bias: UnsafePointer<Float>
-    /// Input channels K (pixel stride of the input).
+    /// Input channels K of all sources.
     let depth: Int
     /// Output channels (pixel stride of the output).
     let outputChannels: Int
@@ -38,11 +41,12 @@ func pointwiseCan(_ g: ConvGeometry) -> Bool {
     g.isPointwise && g.packed.groups == 1 && g.outputChannels % (vectorWidth / 2) == 0 && g.outputChannels >= vectorWidth
 }
 
-/// Runs a convolution for which `pointwiseCan` holds, packed with the `.blocked` layout.
+/// Runs a convolution for which `pointwiseCan` holds, packed with the `.blocked` layout, on the
+/// channel concatenation of `sources` (one or more tensors of the same N, H, W).
 ///
 /// Output channels are split into chunks of 4, then 2, then 1 blocks of 16; a trailing 8 channels
 /// are a half block in the last chunk. Work items are 96-pixel bands × chunks, row-major.
-func runPointwise(_ g: ConvGeometry, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, threads: Int) {
+func runPointwise(_ g: ConvGeometry, sources: UnsafeBufferPointer<ConvSource>, output: UnsafeMutablePointer<Float>, threads: Int) {
     precondition(pointwiseCan(g), "the pointwise kernel needs a dense 1×1 stride-1 unpadded convolution with 16, 24, 32… outputs")
     let pixels = g.batch * g.inputHeight * g.inputWidth
     let cout = g.outputChannels
@@ -50,7 +54,8 @@ func runPointwise(_ g: ConvGeometry, input: UnsafePointer<Float>, output: Unsafe
     let fours = fullBlocks / 4, two = fullBlocks % 4 >= 2, one = fullBlocks % 2 == 1
     let chunks = fours + (two ? 1 : 0) + (one ? 1 : 0)
     let bands = (pixels + pointwiseBand - 1) / pointwiseBand
-    let job = PointwiseJob(input: input, output: output, weights: g.packed.weights, bias: g.packed.bias,
+    precondition(sources.reduce(0) { $0 + $1.channels } == g.inputChannels, "the sources must hold the input channels")
+    let job = PointwiseJob(sources: sources, input: sources[0].data, output: output, weights: g.packed.weights, bias: g.packed.bias,
                            depth: g.inputChannels, outputChannels: cout, blockStride: g.packed.blockStride,
                            activation: g.activation)
     let flopsPerItem = 2 * pointwiseBand * min(fullBlocks, 4) * vectorWidth * g.inputChannels
@@ -96,13 +101,13 @@ private func pointwiseChunk(_ job: PointwiseJob, _ start: Int, _ end: Int, _ blo
 /// A compile-time activation: 0 none, 1 relu, 2 relu6, 3 hardswish.
 private enum Epilogue<let A: Int> {}
 
-/// A compile-time input depth (0 = read it from the job).
+/// A compile-time input depth (0 = the sources' channel counts).
 private enum Depth<let K: Int> {}
 
 @inline(__always)
 private func pointwiseChunk<let A: Int>(_ job: PointwiseJob, _ start: Int, _ end: Int, _ block: Int,
                                         width: Int, half: Bool, _: Epilogue<A>.Type) {
-    switch job.depth {
+    switch job.sources.count == 1 ? job.depth : 0 {
     case 16: pointwiseChunk(job, start, end, block, width: width, half: half, Depth<16>.self, Epilogue<A>.self)
     case 24: pointwiseChunk(job, start, end, block, width: width, half: half, Depth<24>.self, Epilogue<A>.self)
     case 32: pointwiseChunk(job, start, end, block, width: width, half: half, Depth<32>.self, Epilogue<A>.self)
@@ -160,7 +165,6 @@ private func pointwiseActivation<let A: Int>(_ x: Vector, _: Epilogue<A>.Type) -
 private func pointwiseTile<let K: Int, let P: Int, let F: Int, let H: Int, let A: Int>(
     _ job: PointwiseJob, _ px: Int, _ block: Int, _: PointwiseTile<K, P, F, H, A>.Type
 ) {
-    let depth = K > 0 ? K : job.depth
     let blockStride = job.blockStride
     let weights = job.weights + block &* blockStride, bias = job.bias + block &* vectorWidth
     var acc = InlineArray<P, InlineArray<F, Vector>>(repeating: InlineArray<F, Vector>(repeating: Vector()))
@@ -173,16 +177,14 @@ private func pointwiseTile<let K: Int, let P: Int, let F: Int, let H: Int, let A
         let b = loadHalfVector(bias + (F &+ h) &* vectorWidth)
         for p in 0 ..< P { halves[p][h] = b }
     }
-    let x = job.input + px &* depth
-    for ci in 0 ..< depth {
-        let w = weights + ci &* vectorWidth
-        for f in 0 ..< F {
-            let weight = loadVector(w + f &* blockStride)
-            for p in 0 ..< P { acc[p][f] = acc[p][f].addingProduct(Vector(repeating: x[p &* depth &+ ci]), weight) }
-        }
-        for h in 0 ..< H {
-            let weight = loadHalfVector(w + (F &+ h) &* blockStride)
-            for p in 0 ..< P { halves[p][h] = halves[p][h].addingProduct(HalfVector(repeating: x[p &* depth &+ ci]), weight) }
+    if K > 0 {
+        pointwiseProducts(&acc, &halves, x: job.input + px &* K, depth: K, weights: weights, blockStride)
+    } else {
+        var w = weights
+        for source in job.sources {
+            let channels = source.channels
+            pointwiseProducts(&acc, &halves, x: source.data + px &* channels, depth: channels, weights: w, blockStride)
+            w += channels &* vectorWidth
         }
     }
     let stride = job.outputChannels
@@ -205,6 +207,26 @@ private func pointwiseTile<let K: Int, let P: Int, let F: Int, let H: Int, let A
             // The activation on 16 lanes (the upper 8 unused), so every lane gets `apply`'s exact bits.
             let value = pointwiseActivation(Vector(lowHalf: halves[p][h], highHalf: HalfVector()), Epilogue<A>.self)
             UnsafeMutableRawPointer(out + (p &* stride &+ (F &+ h) &* vectorWidth)).storeBytes(of: value.lowHalf, as: HalfVector.self)
+        }
+    }
+}
+
+/// Adds the products of `depth` input channels (pixel p's at `x + p·depth`) and their weights (channel
+/// c's at `weights + 16c`, block f's `blockStride` further) to the accumulators, channel by channel.
+@inline(__always)
+private func pointwiseProducts<let P: Int, let F: Int, let H: Int>(
+    _ acc: inout InlineArray<P, InlineArray<F, Vector>>, _ halves: inout InlineArray<P, InlineArray<H, HalfVector>>,
+    x: UnsafePointer<Float>, depth: Int, weights: UnsafePointer<Float>, _ blockStride: Int
+) {
+    for ci in 0 ..< depth {
+        let w = weights + ci &* vectorWidth
+        for f in 0 ..< F {
+            let weight = loadVector(w + f &* blockStride)
+            for p in 0 ..< P { acc[p][f] = acc[p][f].addingProduct(Vector(repeating: x[p &* depth &+ ci]), weight) }
+        }
+        for h in 0 ..< H {
+            let weight = loadHalfVector(w + (F &+ h) &* blockStride)
+            for p in 0 ..< P { halves[p][h] = halves[p][h].addingProduct(HalfVector(repeating: x[p &* depth &+ ci]), weight) }
         }
     }
 }
