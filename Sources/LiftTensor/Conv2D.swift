@@ -188,6 +188,8 @@ public final class Conv2D: @unchecked Sendable {
             switch packed.layout {
             case .depthwise: runDepthwise(geometry, input: sources[0].data, output: output.data, threads: threads)
             case .dot: runDot(geometry, input: sources[0].data, output: output.data, threads: threads)
+            case .blocked where pointwiseCan(geometry):
+                runPointwise(geometry, sources: sources, output: output.data, threads: threads)
             case .blocked where sources.count > 1:
                 runPointwiseConcatenated(geometry, sources: sources, output: output.data, threads: threads)
             case .blocked: runDirect(geometry, input: sources[0].data, output: output.data, threads: threads)

@@ -144,6 +144,7 @@ private func directTile<let P: Int, let B: Int>(_ g: ConvGeometry, _ input: Unsa
 /// to the layer's input channels), without materialising it: the pixels are one long row, cut into
 /// 96-pixel bands × channel chunks as in `runDirect`; input channels are visited source by source in
 /// concatenation order, so every output is the same sum, in the same order, as on the joined tensor.
+/// `Conv2D` uses it when the output count is not a multiple of 8 (else `runPointwise`).
 func runPointwiseConcatenated(_ geometry: ConvGeometry, sources: UnsafeBufferPointer<ConvSource>,
                               output: UnsafeMutablePointer<Float>, threads: Int) {
     let g = geometry

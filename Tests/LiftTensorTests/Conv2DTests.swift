@@ -120,3 +120,65 @@ func conv2DIsBitIdenticalAcrossThreadCounts(_ c: ConvCase, algorithm: ConvAlgori
     #expect(output[0, 0, 0, 0] == 21.5)
     #expect(output[0, 0, 1, 0] == .infinity)
 }
+
+/// Input depths of the 1×1 small-depth tiles (16, 24, 32 compile-time; 17, 31, 72 read at run time)
+/// for the pointwise-kernel tests below.
+let pointwiseDepths = [16, 17, 24, 31, 32, 72]
+
+/// Output counts: 16-lane blocks in chunks of 4, 2, 1, a trailing 8-channel half block (24, 40, 72,
+/// 88), and counts that are not a multiple of 8 (20, 70: the direct kernel's lane-masked stores).
+let pointwiseOutputs = [16, 20, 24, 32, 40, 48, 70, 72, 88, 96, 128]
+
+/// Images of 1 pixel, one row of 13, and 2 × 7 × 9 = 126 pixels (a 96-pixel band, then 3 tiles of
+/// 8 and single pixels).
+let pointwiseImages: [(n: Int, h: Int, w: Int)] = [(1, 1, 1), (1, 1, 13), (2, 7, 9)]
+
+@Test(arguments: pointwiseDepths)
+func pointwiseConvMatchesReference(depth: Int) throws {
+    var values = SeededValues(seed: UInt64(depth))
+    for cout in pointwiseOutputs {
+        for activation in Activation.allCases {
+            let image = pointwiseImages[(cout + activation.rawValue.count) % pointwiseImages.count]
+            let c = ConvCase(name: "1x1 \(depth)→\(cout) \(activation)", n: image.n, h: image.h, w: image.w, cin: depth, cout: cout,
+                             parameters: .init(kernelHeight: 1, kernelWidth: 1, activation: activation))
+            let (conv, input, weights, bias) = makeConv(c, seed: values.seed())
+            let expected = ReferenceKernels.conv2d(input: input, weights: weights, bias: bias, outputChannels: cout, parameters: c.parameters)
+            let output = Tensor(shape: expected.shape)
+            conv.run(input: input, output: output, threads: 2)
+            #expect(maxAbsDifference(output, expected) <= convTolerance, "\(c)")
+        }
+    }
+}
+
+@Test(arguments: pointwiseDepths)
+func pointwiseConvIsBitIdenticalAcrossThreadCounts(depth: Int) throws {
+    var values = SeededValues(seed: UInt64(depth) + 100)
+    for cout in pointwiseOutputs {
+        let activation = Activation.allCases[cout % Activation.allCases.count]
+        let c = ConvCase(name: "1x1 \(depth)→\(cout) \(activation)", n: 2, h: 7, w: 9, cin: depth, cout: cout,
+                         parameters: .init(kernelHeight: 1, kernelWidth: 1, activation: activation))
+        let (conv, input, _, _) = makeConv(c, seed: values.seed())
+        let shape = try #require(conv.outputShape(for: input.shape))
+        #expect(sameBitsAtAnyThreadCount(shape: shape) { conv.run(input: input, output: $0, threads: $1) }, "\(c)")
+    }
+}
+
+/// The pointwise kernel (one input tensor) and the concatenated-input kernel form every sum in the same
+/// order: their results agree bit for bit, for compile-time depths and half blocks too.
+@Test(arguments: [16, 24, 32], Activation.allCases)
+func pointwiseConvMatchesConcatenatedInputsBitForBit(depth: Int, activation: Activation) throws {
+    var values = SeededValues(seed: UInt64(depth) + 200)
+    let parts = [depth / 2, depth - depth / 2].map { values.tensor(1, 9, 13, $0) }
+    let joined = Tensor(shape: TensorShape(n: 1, h: 9, w: 13, c: depth))
+    Concat.run(inputs: parts, output: joined, threads: 1)
+    for cout in [16, 24, 72, 128] {
+        let conv = Conv2D(weights: values.array(cout * depth, scale: 0.25), bias: values.array(cout, scale: 0.5),
+                          inputChannels: depth, outputChannels: cout,
+                          parameters: Conv2DParameters(kernelHeight: 1, kernelWidth: 1, activation: activation))
+        let shape = try #require(conv.outputShape(for: joined.shape))
+        let single = Tensor(shape: shape), fused = Tensor(shape: shape)
+        conv.run(input: joined, output: single, threads: 1)
+        conv.run(concatenating: parts[...], output: fused, threads: 1)
+        #expect(bitIdentical(single, fused), "\(depth)→\(cout) \(activation)")
+    }
+}

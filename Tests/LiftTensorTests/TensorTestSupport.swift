@@ -14,6 +14,14 @@ struct SeededValues {
         return (Float(state >> 40) / Float(1 << 24) * 2 - 1) * scale
     }
 
+    /// A seed for another generator, drawn from this one.
+    mutating func seed() -> UInt64 {
+        state ^= state << 13
+        state ^= state >> 7
+        state ^= state << 17
+        return state
+    }
+
     mutating func array(_ count: Int, scale: Float = 1) -> [Float] {
         (0 ..< count).map { _ in next(scale: scale) }
     }
