@@ -240,7 +240,8 @@ def main():
             t_win, n_win, loss_win, wait_win = time.time(), 0, 0.0, 0.0
             torch.set_num_threads(pick_threads())
         if (step % steps_per_epoch == 0 or step == total_steps
-                or (a.val_every and step % a.val_every == 0)):
+                or (a.val_every and step % a.val_every == 0
+                    and abs(step - round(step / steps_per_epoch) * steps_per_epoch) > a.val_every // 4)):
             tv = time.time()
             res = {}
             for name, m in (("model", model), ("ema", ema.model)):
