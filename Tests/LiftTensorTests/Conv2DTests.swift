@@ -61,7 +61,7 @@ let convCases: [ConvCase] = [
     // overlaps its neighbour, partial channel blocks, rows wholly in the padding; and the small images
     // that take the gather kernel.
     // (One channel with groups 1 is a dense convolution; two is the fewest a depthwise one has.)
-    ConvCase(name: "depthwise 3x3 2 channels same on 7×9", h: 7, w: 9, cin: 2, cout: 2,
+    ConvCase(name: "depthwise 3x3 2 channels same on 7×9", n: 2, h: 7, w: 9, cin: 2, cout: 2,
              parameters: .init(kernelHeight: 3, kernelWidth: 3, padding: .same, groups: 2, activation: .relu)),
     ConvCase(name: "depthwise 3x3 5 stride 2 same on 9×23", h: 9, w: 23, cin: 5, cout: 5,
              parameters: .init(kernelHeight: 3, kernelWidth: 3, strideY: 2, strideX: 2, padding: .same, groups: 5, activation: .hardswish)),
@@ -77,6 +77,8 @@ let convCases: [ConvCase] = [
              parameters: .init(kernelHeight: 3, kernelWidth: 3, padding: .explicit(.init(top: 0, left: 2, bottom: 1, right: 0)), groups: 17, activation: .relu6)),
     ConvCase(name: "depthwise 5x5 16 stride 1×2 on 10×33", h: 10, w: 33, cin: 16, cout: 16,
              parameters: .init(kernelHeight: 5, kernelWidth: 5, strideY: 1, strideX: 2, padding: .same, groups: 16, activation: .sigmoid)),
+    ConvCase(name: "depthwise 3x3 16 stride 2×1 on 9×12", n: 2, h: 9, w: 12, cin: 16, cout: 16,
+             parameters: .init(kernelHeight: 3, kernelWidth: 3, strideY: 2, strideX: 1, padding: .same, groups: 16)),
     ConvCase(name: "depthwise 3x3 33 dilation 2 on 9×20", h: 9, w: 20, cin: 33, cout: 33,
              parameters: .init(kernelHeight: 3, kernelWidth: 3, dilationY: 2, dilationX: 2, padding: .same, groups: 33, activation: .relu)),
     ConvCase(name: "depthwise 3x3 16 pad 1 on 1×1", h: 1, w: 1, cin: 16, cout: 16,
