@@ -30,32 +30,30 @@ func depthwiseStridedRow<let KH: Int, let KW: Int, let S: Int>(
     let firstInputRow = input + ((b &* g.inputHeight &+ top &+ firstRow &* g.dilationY) &* rowFloats)
     let outputRow = output + ((b &* g.outputHeight &+ oy) &* g.outputWidth &* channels)
     let span = (windowTile &- 1) &* S &+ KW
-    var c0 = 0
-    while c0 < channels {
-        let lanes = min(vectorWidth, channels &- c0)
-        let bias = loadVector(g.packed.bias + c0), zeros = g.packed.zeroRow
-        let firstWeights = g.packed.weights + (firstRow &* KW &* padded &+ c0)
-        var ox = 0
-        while ox < g.outputWidth {
-            // The last tile ends at the row's end (recomputing a few pixels: the same bits).
-            ox = min(ox, g.outputWidth &- windowTile)
-            let ix0 = ox &* S &- g.padLeft
-            let inside = ix0 >= 0 && ix0 &+ span <= width
-            var acc = InlineArray<8, Vector>(repeating: bias)
-            var row = firstInputRow + c0, weights = firstWeights
+    var ox = 0
+    while ox < g.outputWidth {
+        // The last tile ends at the row's end (recomputing a few pixels: the same bits).
+        ox = min(ox, g.outputWidth &- windowTile)
+        let ix0 = ox &* S &- g.padLeft
+        let inside = ix0 >= 0 && ix0 &+ span <= width
+        var c0 = 0
+        while c0 < channels {
+            let lanes = min(vectorWidth, channels &- c0)
+            var acc = InlineArray<8, Vector>(repeating: loadVector(g.packed.bias + c0))
+            var row = firstInputRow + c0, weights = g.packed.weights + (firstRow &* KW &* padded &+ c0)
             for _ in firstRow ..< endRow {
                 if inside {
                     accumulateInside(&acc, row + ix0 &* channels, channels, weights, padded, window)
                 } else {
-                    accumulateChecked(&acc, row, channels, weights, padded, ix0, width, zeros, window)
+                    accumulateChecked(&acc, row, channels, weights, padded, ix0, width, g.packed.zeroRow, window)
                 }
                 row += rowStep
                 weights += KW &* padded
             }
             storeWindow(&acc, outputRow + (ox &* channels &+ c0), channels: channels, lanes: lanes, g.activation)
-            ox &+= windowTile
+            c0 &+= vectorWidth
         }
-        c0 &+= vectorWidth
+        ox &+= windowTile
     }
 }
 
