@@ -14,17 +14,21 @@ func runDepthwise(_ g: ConvGeometry, input: UnsafePointer<Float>, output: Unsafe
     let bytesPerRow = 4 * g.outputChannels * (g.outputWidth + g.strideY * g.inputWidth)
     let minimumItems = WorkGate.minimumItems(bytesPerItem: bytesPerRow)
     let window = g.dilationX == 1 && g.dilationY == 1 && g.outputWidth >= windowTile
-        ? (g.kernelHeight, g.kernelWidth, g.strideX) : (0, 0, 0)
+        ? (g.kernelHeight, g.kernelWidth, g.strideX, g.inputChannels == vectorWidth) : (0, 0, 0, false)
     Parallel.forEach(count: rows, threads: threads, minimumPerPart: minimumItems) { range in
         switch window {
-        case (3, 3, 1): depthwiseWindowRows(g, input, output, range, Window<3, 3>.self)
-        case (5, 5, 1): depthwiseWindowRows(g, input, output, range, Window<5, 5>.self)
+        case (3, 3, 1, false): depthwiseWindowRows(g, input, output, range, Window<3, 3>.self)
+        case (5, 5, 1, false): depthwiseWindowRows(g, input, output, range, Window<5, 5>.self)
         default:
             for row in range {
                 let b = row / g.outputHeight, oy = row % g.outputHeight
                 switch window {
-                case (3, 3, 2): depthwiseStridedRow(g, input, output, b, oy, StridedWindow<3, 3, 2>.self)
-                case (5, 5, 2): depthwiseStridedRow(g, input, output, b, oy, StridedWindow<5, 5, 2>.self)
+                case (3, 3, 1, true): depthwiseStridedRow(g, input, output, b, oy, StridedWindow<3, 3, 1, 16>.self)
+                case (5, 5, 1, true): depthwiseStridedRow(g, input, output, b, oy, StridedWindow<5, 5, 1, 16>.self)
+                case (3, 3, 2, true): depthwiseStridedRow(g, input, output, b, oy, StridedWindow<3, 3, 2, 16>.self)
+                case (5, 5, 2, true): depthwiseStridedRow(g, input, output, b, oy, StridedWindow<5, 5, 2, 16>.self)
+                case (3, 3, 2, false): depthwiseStridedRow(g, input, output, b, oy, StridedWindow<3, 3, 2, 0>.self)
+                case (5, 5, 2, false): depthwiseStridedRow(g, input, output, b, oy, StridedWindow<5, 5, 2, 0>.self)
                 default:
                     switch (g.kernelHeight, g.kernelWidth) {
                     case (3, 3): depthwiseRow(g, input, output, b, oy, KernelSize<3, 3>.self)

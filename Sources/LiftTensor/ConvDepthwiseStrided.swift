@@ -1,21 +1,24 @@
 // The depthwise row-window kernel at stride 2 (3×3 and 5×5, dilation 1, rows of 8+ outputs): tiles
 // of 8 output pixels read their inputs straight from the tensor. At stride 2 an input row serves only
 // 1–2 output rows, so packing it first (as `ConvDepthwiseWindow.swift` does at stride 1) costs more
-// than it saves: 33 % instead of 58 % of copy bandwidth on MediaPipe selfie's 128²×16 layer.
+// than it saves: 33 % instead of 58 % of copy bandwidth on MediaPipe selfie's 128²×16 layer. With
+// exactly 16 channels the stride-1 layers run here too, the pixel stride then a compile-time
+// constant: the input rows are already packed rows, except for their padded edges.
 
-/// A kernel size and horizontal stride fixed at compile time.
-enum StridedWindow<let KH: Int, let KW: Int, let S: Int> {}
+/// A kernel size, horizontal stride and channel count (0 = the geometry's) fixed at compile time.
+enum StridedWindow<let KH: Int, let KW: Int, let S: Int, let C: Int> {}
 
 /// Output row `oy` of image `b` in tiles of 8 pixels, each through all channel blocks before the next
 /// (whole input pixels are consumed at once: 43 → 47 % of copy on selfie's 64²×72 layer, against one
 /// block after another). A tile wholly inside the input tests no column; the others (at most the
 /// first and the last of a row) read the zero row outside the input.
 @inline(never)
-func depthwiseStridedRow<let KH: Int, let KW: Int, let S: Int>(
+func depthwiseStridedRow<let KH: Int, let KW: Int, let S: Int, let C: Int>(
     _ g: ConvGeometry, _ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, _ b: Int, _ oy: Int,
-    _ window: StridedWindow<KH, KW, S>.Type
+    _ window: StridedWindow<KH, KW, S, C>.Type
 ) {
-    let channels = g.inputChannels, padded = roundUpToVector(channels), width = g.inputWidth
+    // A compile-time channel count puts every input of a tile at a constant offset from one pointer.
+    let channels = C > 0 ? C : g.inputChannels, padded = roundUpToVector(channels), width = g.inputWidth
     let rowFloats = width &* channels, top = oy &* g.strideY &- g.padTop
     // Kernel rows inside the input: firstRow ..< endRow (a contiguous run).
     var firstRow = KH, endRow = 0
@@ -62,9 +65,9 @@ func depthwiseStridedRow<let KH: Int, let KW: Int, let S: Int>(
 /// points at its first column), in `kx` order. The loop nest has constant trip counts and no
 /// conditions, so it unrolls fully: every index into `acc` is a constant, which keeps it in registers.
 @inline(__always)
-private func accumulateInside<let KH: Int, let KW: Int, let S: Int>(
+private func accumulateInside<let KH: Int, let KW: Int, let S: Int, let C: Int>(
     _ acc: inout InlineArray<8, Vector>, _ row: UnsafePointer<Float>, _ channels: Int, _ rowWeights: UnsafePointer<Float>,
-    _ padded: Int, _: StridedWindow<KH, KW, S>.Type
+    _ padded: Int, _: StridedWindow<KH, KW, S, C>.Type
 ) {
     for kx in 0 ..< KW {
         let weight = loadVector(rowWeights + kx &* padded)
@@ -75,9 +78,9 @@ private func accumulateInside<let KH: Int, let KW: Int, let S: Int>(
 /// `accumulateInside` for a tile that reaches past the input's left or right edge: `row` points at
 /// column 0, the tile starts at column `ix0`, and columns outside `0 ..< width` read `zeros`.
 @inline(__always)
-private func accumulateChecked<let KH: Int, let KW: Int, let S: Int>(
+private func accumulateChecked<let KH: Int, let KW: Int, let S: Int, let C: Int>(
     _ acc: inout InlineArray<8, Vector>, _ row: UnsafePointer<Float>, _ channels: Int, _ rowWeights: UnsafePointer<Float>,
-    _ padded: Int, _ ix0: Int, _ width: Int, _ zeros: UnsafePointer<Float>, _: StridedWindow<KH, KW, S>.Type
+    _ padded: Int, _ ix0: Int, _ width: Int, _ zeros: UnsafePointer<Float>, _: StridedWindow<KH, KW, S, C>.Type
 ) {
     for kx in 0 ..< KW {
         let weight = loadVector(rowWeights + kx &* padded)
