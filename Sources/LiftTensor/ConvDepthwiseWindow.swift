@@ -86,16 +86,27 @@ private func windowRow<let KH: Int, let KW: Int>(
         var ky = kernelRows.lowerBound
         while ky < kernelRows.upperBound {
             let row = rows[ky] + ox, rowWeights = weights + ky &* KW &* padded
-            // Constant trip counts, no conditions: the nest unrolls, `acc` is indexed by constants
-            // only (so it stays in registers) and inputs sit at constant offsets from `row`.
-            for kx in 0 ..< KW {
-                let weight = loadVector(rowWeights + kx &* padded)
-                for p in 0 ..< windowTile { acc[p] = acc[p].addingProduct(row[p &+ kx], weight) }
-            }
+            var taps = InlineArray<KW, Vector>(repeating: Vector())
+            for kx in 0 ..< KW { taps[kx] = loadVector(rowWeights + kx &* padded) }
+            // Input column j feeds pixels j − kx: each column is loaded once. Two loops of at most 8
+            // columns, because LLVM fully unrolls (folding the conditions) only loops of ≤ 10 trips;
+            // unrolled, `acc` is indexed by constants only and stays in registers.
+            for j in 0 ..< windowTile { addColumn(&acc, row[j], column: j, taps) }
+            for j in windowTile ..< windowTile &+ KW &- 1 { addColumn(&acc, row[j], column: j, taps) }
             ky &+= 1
         }
         storeWindow(&acc, out + ox &* channels, channels: channels, lanes: lanes, g.activation)
         ox &+= windowTile
+    }
+}
+
+/// Adds input column `j` of a tile times tap `kx` to every pixel `p = j − kx` of the tile, `kx`
+/// ascending (so each pixel sums its taps in `kx` order).
+@inline(__always)
+private func addColumn<let KW: Int>(_ acc: inout InlineArray<8, Vector>, _ x: Vector, column j: Int, _ taps: InlineArray<KW, Vector>) {
+    for kx in 0 ..< KW {
+        let p = j &- kx
+        if p >= 0 && p < windowTile { acc[p] = acc[p].addingProduct(x, taps[kx]) }
     }
 }
 
