@@ -62,17 +62,28 @@ func depthwiseStridedRow<let KH: Int, let KW: Int, let S: Int, let C: Int>(
 }
 
 /// Adds one kernel row's products to the 8 pixels of `acc` for a tile wholly inside the input (`row`
-/// points at its first column), in `kx` order. The loop nest has constant trip counts and no
-/// conditions, so it unrolls fully: every index into `acc` is a constant, which keeps it in registers.
+/// points at its first column), each pixel's taps in `kx` order. With a compile-time channel count,
+/// input column j is loaded once and feeds every pixel p with j = p·S + kx, the columns in loops of
+/// at most 8, which LLVM unrolls fully (conditions folded, `acc` indexed by constants only, so it
+/// stays in registers; longer loops stay rolled): selfie's 128²×16 layer 85 → 100 GFLOP/s. With a
+/// run-time channel count that form ran 10–20 % slower than the tap-major nest (one load per FMA).
 @inline(__always)
 private func accumulateInside<let KH: Int, let KW: Int, let S: Int, let C: Int>(
     _ acc: inout InlineArray<8, Vector>, _ row: UnsafePointer<Float>, _ channels: Int, _ rowWeights: UnsafePointer<Float>,
-    _ padded: Int, _: StridedWindow<KH, KW, S, C>.Type
+    _ padded: Int, _ window: StridedWindow<KH, KW, S, C>.Type
 ) {
-    for kx in 0 ..< KW {
-        let weight = loadVector(rowWeights + kx &* padded)
-        for p in 0 ..< windowTile { acc[p] = acc[p].addingProduct(loadVector(row + (p &* S &+ kx) &* channels), weight) }
+    if C == 0 {
+        for kx in 0 ..< KW {
+            let weight = loadVector(rowWeights + kx &* padded)
+            for p in 0 ..< windowTile { acc[p] = acc[p].addingProduct(loadVector(row + (p &* S &+ kx) &* channels), weight) }
+        }
+        return
     }
+    let taps = loadTaps(rowWeights, padded, window)
+    let span = (windowTile &- 1) &* S &+ KW
+    for j in 0 ..< min(span, 8) { addColumn(&acc, loadVector(row + j &* channels), column: j, taps, S) }
+    for j in 8 ..< min(span, 16) { addColumn(&acc, loadVector(row + j &* channels), column: j, taps, S) }
+    for j in 16 ..< max(span, 16) { addColumn(&acc, loadVector(row + j &* channels), column: j, taps, S) }
 }
 
 /// `accumulateInside` for a tile that reaches past the input's left or right edge: `row` points at
@@ -80,15 +91,43 @@ private func accumulateInside<let KH: Int, let KW: Int, let S: Int, let C: Int>(
 @inline(__always)
 private func accumulateChecked<let KH: Int, let KW: Int, let S: Int, let C: Int>(
     _ acc: inout InlineArray<8, Vector>, _ row: UnsafePointer<Float>, _ channels: Int, _ rowWeights: UnsafePointer<Float>,
-    _ padded: Int, _ ix0: Int, _ width: Int, _ zeros: UnsafePointer<Float>, _: StridedWindow<KH, KW, S, C>.Type
+    _ padded: Int, _ ix0: Int, _ width: Int, _ zeros: UnsafePointer<Float>, _ window: StridedWindow<KH, KW, S, C>.Type
 ) {
-    for kx in 0 ..< KW {
-        let weight = loadVector(rowWeights + kx &* padded)
-        for p in 0 ..< windowTile {
-            let column = ix0 &+ p &* S &+ kx
-            let source = UInt(bitPattern: column) < UInt(width) ? row + column &* channels : zeros
-            acc[p] = acc[p].addingProduct(loadVector(source), weight)
-        }
+    @inline(__always) func column(_ j: Int) -> Vector {
+        let x = ix0 &+ j
+        return loadVector(UInt(bitPattern: x) < UInt(width) ? row + x &* channels : zeros)
     }
+    if C == 0 {
+        for kx in 0 ..< KW {
+            let weight = loadVector(rowWeights + kx &* padded)
+            for p in 0 ..< windowTile { acc[p] = acc[p].addingProduct(column(p &* S &+ kx), weight) }
+        }
+        return
+    }
+    let taps = loadTaps(rowWeights, padded, window)
+    let span = (windowTile &- 1) &* S &+ KW
+    for j in 0 ..< min(span, 8) { addColumn(&acc, column(j), column: j, taps, S) }
+    for j in 8 ..< min(span, 16) { addColumn(&acc, column(j), column: j, taps, S) }
+    for j in 16 ..< max(span, 16) { addColumn(&acc, column(j), column: j, taps, S) }
 }
 
+/// The `KW` weight vectors of one kernel row.
+@inline(__always)
+private func loadTaps<let KH: Int, let KW: Int, let S: Int, let C: Int>(
+    _ rowWeights: UnsafePointer<Float>, _ padded: Int, _: StridedWindow<KH, KW, S, C>.Type
+) -> InlineArray<KW, Vector> {
+    var taps = InlineArray<KW, Vector>(repeating: Vector())
+    for kx in 0 ..< KW { taps[kx] = loadVector(rowWeights + kx &* padded) }
+    return taps
+}
+
+/// Adds input column `j` of a tile times tap `kx` to every pixel `p` with `j = p·S + kx`, `kx`
+/// ascending (so each pixel sums its taps in `kx` order).
+@inline(__always)
+private func addColumn<let KW: Int>(_ acc: inout InlineArray<8, Vector>, _ x: Vector, column j: Int, _ taps: InlineArray<KW, Vector>,
+                                    _ stride: Int) {
+    for kx in 0 ..< KW {
+        let d = j &- kx
+        if d >= 0 && d % stride == 0 && d / stride < windowTile { acc[d / stride] = acc[d / stride].addingProduct(x, taps[kx]) }
+    }
+}
