@@ -1,9 +1,10 @@
 // Depthwise convolution (groups = Cin = Cout): channels are the vector lanes, each output row is a
 // parallel item. 3×3 and 5×5 kernels at dilation 1 on rows of 8+ outputs — the layers of
-// MobileNet-style networks — run the row-window kernels (`ConvDepthwiseWindow.swift` at stride 1,
-// `ConvDepthwiseStrided.swift` at stride 2); other kernels gather one vector per tap here
-// (`depthwiseGather`). Every path sums bias, then kernel
-// rows, then kernel columns in order; padded columns contribute zeros, padded rows are skipped.
+// MobileNet-style networks — run the row-window kernels: `ConvDepthwiseWindow.swift` (packed rows) at
+// stride 1, `ConvDepthwiseStrided.swift` (the tensor read directly) at stride 2 and, with exactly 16
+// channels, at stride 1 too. Other kernels gather one vector per tap here (`depthwiseGather`). Every
+// path sums bias, then kernel rows, then kernel columns in order; padded columns contribute zeros,
+// padded rows are skipped.
 
 import LiftParallel
 

@@ -1,13 +1,14 @@
 // The depthwise kernel for 3×3 and 5×5 kernels at stride 1 and dilation 1 (MobileNet-style layers)
-// on output rows at least 8 pixels wide. A part of output rows runs one 16-channel block at a time.
-// Each input row the block needs is copied once into a small ring of packed rows — `[column][16
-// lanes]`, zeros in the padded columns — so tiles address their inputs at constant offsets from one
-// pointer (no per-column registers, which spilled, and no edge tests), and every input vector is
-// packed once however many output rows read it. Tiles of 8 output pixels keep their accumulators in
-// registers; each sums bias, then kernel rows (padded rows skipped), then kernel columns — the order
-// of every depthwise path — and the bits depend only on the pixel, never on how rows are split
-// between threads. (Packing the next row's inputs a few columns per tile, to overlap their loads
-// with the FMAs, measured no faster.)
+// on output rows at least 8 pixels wide, unless there are exactly 16 channels (the input rows are
+// packed rows already then: `ConvDepthwiseStrided.swift`). A part of output rows runs one 16-channel
+// block at a time. Each input row the block needs is copied once into a small ring of packed rows —
+// `[column][16 lanes]`, zeros in the padded columns — so tiles address their inputs at constant
+// offsets from one pointer (no per-column registers, which spilled, and no edge tests), and every
+// input vector is packed once however many output rows read it. Tiles of 8 output pixels keep their
+// accumulators in registers; each sums bias, then kernel rows (padded rows skipped), then kernel
+// columns — the order of every depthwise path — and the bits depend only on the pixel, never on how
+// rows are split between threads. (Packing the next row's inputs a few columns per tile, to overlap
+// their loads with the FMAs, measured no faster.)
 
 /// A kernel size fixed at compile time.
 enum Window<let KH: Int, let KW: Int> {}
