@@ -23,7 +23,7 @@ func depthwiseWindowRows<let KH: Int, let KW: Int>(
     _ g: ConvGeometry, _ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, _ items: Range<Int>,
     _ window: Window<KH, KW>.Type
 ) {
-    precondition(g.outputWidth >= windowTile && g.strideX == 1 && g.dilationX == 1 && g.dilationY == 1,
+    precondition(g.outputWidth >= windowTile && g.strideX == 1 && g.dilationX == 1 && g.dilationY == 1 && KH &+ 2 <= 7,
                  "depthwise window kernel: unsupported geometry")
     // Packed columns 0 ..< packedWidth hold input columns −padLeft ..< −padLeft + packedWidth: every
     // column a tile reads (the last tile ends at the row's last output).
@@ -33,7 +33,7 @@ func depthwiseWindowRows<let KH: Int, let KW: Int>(
         guard let base = buffer.baseAddress else { preconditionFailure("depthwise window kernel: empty ring") }
         var c0 = 0
         while c0 < g.inputChannels {
-            // The input row (b · inputHeight + iy) each ring slot holds; −1 = none.
+            // The input row (b · inputHeight + iy) each of the ≤ 7 ring slots holds; −1 = none.
             var slotRow = InlineArray<7, Int>(repeating: -1)
             for item in items {
                 let b = item / g.outputHeight, oy = item % g.outputHeight
@@ -116,7 +116,7 @@ private func addColumn<let KW: Int>(_ acc: inout InlineArray<8, Vector>, _ x: Ve
 /// unroll and `acc` is only ever indexed by constants.
 @inline(__always)
 func storeWindow(_ acc: inout InlineArray<8, Vector>, _ out: UnsafeMutablePointer<Float>, channels: Int, lanes: Int,
-                         _ activation: Activation) {
+                 _ activation: Activation) {
     switch activation {
     case .none: break
     case .relu: for p in 0 ..< windowTile { acc[p] = Activation.relu.apply(acc[p]) }
