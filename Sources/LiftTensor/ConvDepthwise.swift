@@ -1,9 +1,10 @@
-// Depthwise convolution (groups = Cin = Cout): channels are the vector lanes. A tile of 8 output
-// pixels × 16 channels accumulates Kh·Kw products of an input vector and a packed weight vector.
-// For 3×3 and 5×5 kernels at stride 1 each input vector of a kernel row is loaded once and reused by
-// every tap that covers it (8 + Kw − 1 loads instead of 8·Kw); other cases gather a vector per tap.
-// Padded columns contribute zeros, padded rows are skipped, in the same order on every path.
-// 3×3 and 5×5 kernel sizes are compile-time constants, so their tap loops unroll.
+// Depthwise convolution (groups = Cin = Cout): channels are the vector lanes, each output row is a
+// parallel item. 3×3 and 5×5 kernels at dilation 1 on rows of 8+ outputs — the layers of
+// MobileNet-style networks — run the row-window kernels: `ConvDepthwiseWindow.swift` (packed rows) at
+// stride 1, `ConvDepthwiseStrided.swift` (the tensor read directly) at stride 2 and, with exactly 16
+// channels, at stride 1 too. Other kernels gather one vector per tap here (`depthwiseGather`). Every
+// path sums bias, then kernel rows, then kernel columns in order; padded columns contribute zeros,
+// padded rows are skipped.
 
 import LiftParallel
 
@@ -13,13 +14,29 @@ func runDepthwise(_ g: ConvGeometry, input: UnsafePointer<Float>, output: Unsafe
     // Memory-bound: a row reads about strideY input rows and writes one output row.
     let bytesPerRow = 4 * g.outputChannels * (g.outputWidth + g.strideY * g.inputWidth)
     let minimumItems = WorkGate.minimumItems(bytesPerItem: bytesPerRow)
+    let window = g.dilationX == 1 && g.dilationY == 1 && g.outputWidth >= windowTile
+        ? (g.kernelHeight, g.kernelWidth, g.strideX, g.inputChannels == vectorWidth) : (0, 0, 0, false)
     Parallel.forEach(count: rows, threads: threads, minimumPerPart: minimumItems) { range in
-        for row in range {
-            let b = row / g.outputHeight, oy = row % g.outputHeight
-            switch (g.kernelHeight, g.kernelWidth) {
-            case (3, 3): depthwiseRow(g, input, output, b, oy, KernelSize<3, 3>.self)
-            case (5, 5): depthwiseRow(g, input, output, b, oy, KernelSize<5, 5>.self)
-            default: depthwiseRow(g, input, output, b, oy, KernelSize<0, 0>.self)
+        switch window {
+        case (3, 3, 1, false): depthwiseWindowRows(g, input, output, range, Window<3, 3>.self)
+        case (5, 5, 1, false): depthwiseWindowRows(g, input, output, range, Window<5, 5>.self)
+        default:
+            for row in range {
+                let b = row / g.outputHeight, oy = row % g.outputHeight
+                switch window {
+                case (3, 3, 1, true): depthwiseStridedRow(g, input, output, b, oy, StridedWindow<3, 3, 1, 16>.self)
+                case (5, 5, 1, true): depthwiseStridedRow(g, input, output, b, oy, StridedWindow<5, 5, 1, 16>.self)
+                case (3, 3, 2, true): depthwiseStridedRow(g, input, output, b, oy, StridedWindow<3, 3, 2, 16>.self)
+                case (5, 5, 2, true): depthwiseStridedRow(g, input, output, b, oy, StridedWindow<5, 5, 2, 16>.self)
+                case (3, 3, 2, false): depthwiseStridedRow(g, input, output, b, oy, StridedWindow<3, 3, 2, 0>.self)
+                case (5, 5, 2, false): depthwiseStridedRow(g, input, output, b, oy, StridedWindow<5, 5, 2, 0>.self)
+                default:
+                    switch (g.kernelHeight, g.kernelWidth) {
+                    case (3, 3): depthwiseRow(g, input, output, b, oy, KernelSize<3, 3>.self)
+                    case (5, 5): depthwiseRow(g, input, output, b, oy, KernelSize<5, 5>.self)
+                    default: depthwiseRow(g, input, output, b, oy, KernelSize<0, 0>.self)
+                    }
+                }
             }
         }
     }
@@ -51,10 +68,8 @@ private func depthwiseRow<let KH: Int, let KW: Int>(_ g: ConvGeometry, _ input: 
     }
 }
 
-/// Pixels `ox ..< ox+P` of row `oy`, channels `16·channelBlock ..< +16`. The two loop nests live in
-/// separate functions that store their own results, so that each keeps its accumulators in
-/// registers (returning them as an array kept them in the return slot in memory: every FMA loaded
-/// and stored its accumulator, 4–5× slower).
+/// Pixels `ox ..< ox+P` of row `oy`, channels `16·channelBlock ..< +16`, through `depthwiseGather`
+/// (which stores its own results so that its accumulators stay in registers).
 @inline(__always)
 private func depthwiseTile<let P: Int, let KH: Int, let KW: Int>(
     _ g: ConvGeometry, _ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, _ b: Int, _ oy: Int, _ ox: Int,
@@ -63,11 +78,7 @@ private func depthwiseTile<let P: Int, let KH: Int, let KW: Int>(
     let c0 = channelBlock &* vectorWidth
     let ix0 = ox &* g.strideX &- g.padLeft
     let out = output + (((b &* g.outputHeight &+ oy) &* g.outputWidth &+ ox) &* g.inputChannels &+ c0)
-    if KW > 0 && g.dilationX == 1 && g.strideX == 1 {
-        depthwiseReuse(g, input, out, b, oy, ix0, c0, tile, size)
-    } else {
-        depthwiseGather(g, input, out, b, oy, ix0, c0, kernelHeight, kernelWidth, tile, size)
-    }
+    depthwiseGather(g, input, out, b, oy, ix0, c0, kernelHeight, kernelWidth, tile, size)
 }
 
 /// Stores `acc` (after the activation) as `P` pixels of channels `c0 ..< c0+16` from `out` on.
@@ -78,48 +89,8 @@ private func storeDepthwise<let P: Int>(_ g: ConvGeometry, _ acc: InlineArray<P,
     for p in 0 ..< P { storeVector(g.activation.apply(acc[p]), out + (p &* channels), lanes: lanes) }
 }
 
-/// Tile at horizontal stride 1, dilation 1, compile-time kernel size: the kernel row's weights are
-/// loaded once, input vectors outside the input are zeros; taps come in `kx` order.
-@inline(never)
-private func depthwiseReuse<let P: Int, let KH: Int, let KW: Int>(
-    _ g: ConvGeometry, _ input: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ b: Int, _ oy: Int,
-    _ ix0: Int, _ c0: Int, _: Tile<P, 1>.Type, _: KernelSize<KH, KW>.Type
-) {
-    let channels = g.inputChannels, padded = roundUpToVector(channels)
-    let imageBase = input + (b &* g.inputHeight &* g.inputWidth &* channels &+ c0)
-    let inside = ix0 >= 0 && ix0 &+ (P &- 1 &+ KW) <= g.inputWidth
-    var acc = InlineArray<P, Vector>(repeating: loadVector(g.packed.bias + c0))
-    for ky in 0 ..< KH {
-        let iy = oy &* g.strideY &- g.padTop &+ ky &* g.dilationY
-        if iy < 0 || iy >= g.inputHeight { continue }
-        let rowBase = imageBase + (iy &* g.inputWidth &* channels)
-        let rowWeights = g.packed.weights + (c0 &+ ky &* KW &* padded)
-        var weights = InlineArray<KW, Vector>(repeating: Vector())
-        for kx in 0 ..< KW { weights[kx] = loadVector(rowWeights + (kx &* padded)) }
-        // Constant trip counts (P, KW) so both loops unroll and `acc` stays in registers; the
-        // repeated loads of a vector hit L1 and fold into the FMAs. Interior tiles test nothing.
-        if inside {
-            let first = rowBase + (ix0 &* channels)
-            for kx in 0 ..< KW {
-                for p in 0 ..< P {
-                    acc[p] = acc[p].addingProduct(loadVector(first + ((p &+ kx) &* channels)), weights[kx])
-                }
-            }
-        } else {
-            for kx in 0 ..< KW {
-                for p in 0 ..< P {
-                    let x = ix0 &+ p &+ kx
-                    let value = UInt(bitPattern: x) < UInt(g.inputWidth) ? loadVector(rowBase + (x &* channels)) : Vector()
-                    acc[p] = acc[p].addingProduct(value, weights[kx])
-                }
-            }
-        }
-    }
-    storeDepthwise(g, acc, out, c0)
-}
-
 /// Any tile: every tap loads its own input vector; padded columns read the zero row, padded rows are
-/// skipped (the same sums, in the same order, as `depthwiseReuse`). With a compile-time kernel size
+/// skipped (the same sums, in the same order, as `depthwiseWindowRow`). With a compile-time kernel size
 /// the tap loops unroll; a tile wholly inside the input's width tests no column.
 @inline(never)
 private func depthwiseGather<let P: Int, let KH: Int, let KW: Int>(

@@ -57,6 +57,40 @@ let convCases: [ConvCase] = [
              parameters: .init(kernelHeight: 3, kernelWidth: 3, dilationY: 2, dilationX: 2, padding: .same, groups: 5)),
     ConvCase(name: "depthwise 7x1 33", h: 9, w: 12, cin: 33, cout: 33,
              parameters: .init(kernelHeight: 7, kernelWidth: 1, padding: .explicit(.init(top: 4, left: 0, bottom: 2, right: 0)), groups: 33)),
+    // Row-window kernel (3×3 / 5×5, stride 1 / 2, rows ≥ 8 outputs wide): edge tiles, a last tile that
+    // overlaps its neighbour, partial channel blocks, rows wholly in the padding; and the small images
+    // that take the gather kernel.
+    // (One channel with groups 1 is a dense convolution; two is the fewest a depthwise one has.)
+    ConvCase(name: "depthwise 3x3 2 channels same on 7×9", n: 2, h: 7, w: 9, cin: 2, cout: 2,
+             parameters: .init(kernelHeight: 3, kernelWidth: 3, padding: .same, groups: 2, activation: .relu)),
+    ConvCase(name: "depthwise 3x3 5 stride 2 same on 9×23", h: 9, w: 23, cin: 5, cout: 5,
+             parameters: .init(kernelHeight: 3, kernelWidth: 3, strideY: 2, strideX: 2, padding: .same, groups: 5, activation: .hardswish)),
+    ConvCase(name: "depthwise 5x5 17 same on 1×19", h: 1, w: 19, cin: 17, cout: 17,
+             parameters: .init(kernelHeight: 5, kernelWidth: 5, padding: .same, groups: 17, activation: .relu6)),
+    ConvCase(name: "depthwise 5x5 16 stride 2 same (asymmetric) on 16×17", n: 2, h: 16, w: 17, cin: 16, cout: 16,
+             parameters: .init(kernelHeight: 5, kernelWidth: 5, strideY: 2, strideX: 2, padding: .same, groups: 16, activation: .sigmoid)),
+    ConvCase(name: "depthwise 3x3 72 stride 2 pad 3 on 6×20", h: 6, w: 20, cin: 72, cout: 72,
+             parameters: .init(kernelHeight: 3, kernelWidth: 3, strideY: 2, strideX: 2, padding: .explicit(.init(top: 3, left: 3, bottom: 3, right: 3)), groups: 72)),
+    ConvCase(name: "depthwise 5x5 33 pad 4 on 3×12", h: 3, w: 12, cin: 33, cout: 33,
+             parameters: .init(kernelHeight: 5, kernelWidth: 5, padding: .explicit(.init(top: 4, left: 4, bottom: 4, right: 4)), groups: 33, activation: .hardswish)),
+    ConvCase(name: "depthwise 3x3 17 asymmetric explicit on 5×18", h: 5, w: 18, cin: 17, cout: 17,
+             parameters: .init(kernelHeight: 3, kernelWidth: 3, padding: .explicit(.init(top: 0, left: 2, bottom: 1, right: 0)), groups: 17, activation: .relu6)),
+    ConvCase(name: "depthwise 5x5 16 stride 1×2 on 10×33", h: 10, w: 33, cin: 16, cout: 16,
+             parameters: .init(kernelHeight: 5, kernelWidth: 5, strideY: 1, strideX: 2, padding: .same, groups: 16, activation: .sigmoid)),
+    ConvCase(name: "depthwise 3x3 16 stride 2×1 on 9×12", n: 2, h: 9, w: 12, cin: 16, cout: 16,
+             parameters: .init(kernelHeight: 3, kernelWidth: 3, strideY: 2, strideX: 1, padding: .same, groups: 16)),
+    ConvCase(name: "depthwise 5x5 16 same on 6×11", h: 6, w: 11, cin: 16, cout: 16,
+             parameters: .init(kernelHeight: 5, kernelWidth: 5, padding: .same, groups: 16, activation: .relu6)),
+    ConvCase(name: "depthwise 3x3 16 pad 2 on 4×8", h: 4, w: 8, cin: 16, cout: 16,
+             parameters: .init(kernelHeight: 3, kernelWidth: 3, padding: .explicit(.init(top: 2, left: 2, bottom: 2, right: 2)), groups: 16, activation: .hardswish)),
+    ConvCase(name: "depthwise 3x3 33 dilation 2 on 9×20", h: 9, w: 20, cin: 33, cout: 33,
+             parameters: .init(kernelHeight: 3, kernelWidth: 3, dilationY: 2, dilationX: 2, padding: .same, groups: 33, activation: .relu)),
+    ConvCase(name: "depthwise 3x3 16 pad 1 on 1×1", h: 1, w: 1, cin: 16, cout: 16,
+             parameters: .init(kernelHeight: 3, kernelWidth: 3, padding: .explicit(.init(top: 1, left: 1, bottom: 1, right: 1)), groups: 16, activation: .hardswish)),
+    ConvCase(name: "depthwise 5x5 33 same on 2×2", h: 2, w: 2, cin: 33, cout: 33,
+             parameters: .init(kernelHeight: 5, kernelWidth: 5, padding: .same, groups: 33, activation: .sigmoid)),
+    ConvCase(name: "depthwise 3x3 72 stride 2 same on 2×2", n: 2, h: 2, w: 2, cin: 72, cout: 72,
+             parameters: .init(kernelHeight: 3, kernelWidth: 3, strideY: 2, strideX: 2, padding: .same, groups: 72, activation: .relu)),
 ]
 
 /// Tolerance for every convolution: inputs in ±1, weights in ±1/√fan-in, so sums are O(1) and
