@@ -91,6 +91,30 @@ let convCases: [ConvCase] = [
              parameters: .init(kernelHeight: 5, kernelWidth: 5, padding: .same, groups: 33, activation: .sigmoid)),
     ConvCase(name: "depthwise 3x3 72 stride 2 same on 2×2", n: 2, h: 2, w: 2, cin: 72, cout: 72,
              parameters: .init(kernelHeight: 3, kernelWidth: 3, strideY: 2, strideX: 2, padding: .same, groups: 72, activation: .relu)),
+    // Channel counts with a compiled row kernel (16, 72, 88, 96, 128, 192, 256, 384, 512: the pixel
+    // stride a constant), their neighbours (the run-time kernels), half blocks, both strides.
+    ConvCase(name: "depthwise 3x3 88 same on 5×19", n: 2, h: 5, w: 19, cin: 88, cout: 88,
+             parameters: .init(kernelHeight: 3, kernelWidth: 3, padding: .same, groups: 88, activation: .relu)),
+    ConvCase(name: "depthwise 3x3 87 same on 5×19", h: 5, w: 19, cin: 87, cout: 87,
+             parameters: .init(kernelHeight: 3, kernelWidth: 3, padding: .same, groups: 87, activation: .relu)),
+    ConvCase(name: "depthwise 3x3 72 stride 2 same on 7×23", h: 7, w: 23, cin: 72, cout: 72,
+             parameters: .init(kernelHeight: 3, kernelWidth: 3, strideY: 2, strideX: 2, padding: .same, groups: 72, activation: .relu6)),
+    ConvCase(name: "depthwise 3x3 73 stride 2 same on 7×23", h: 7, w: 23, cin: 73, cout: 73,
+             parameters: .init(kernelHeight: 3, kernelWidth: 3, strideY: 2, strideX: 2, padding: .same, groups: 73)),
+    ConvCase(name: "depthwise 3x3 72 pad 2 on 4×9", h: 4, w: 9, cin: 72, cout: 72,
+             parameters: .init(kernelHeight: 3, kernelWidth: 3, padding: .explicit(.init(top: 2, left: 2, bottom: 2, right: 2)), groups: 72)),
+    ConvCase(name: "depthwise 5x5 96 stride 2 same on 9×20", h: 9, w: 20, cin: 96, cout: 96,
+             parameters: .init(kernelHeight: 5, kernelWidth: 5, strideY: 2, strideX: 2, padding: .same, groups: 96, activation: .hardswish)),
+    ConvCase(name: "depthwise 5x5 128 same on 6×10", h: 6, w: 10, cin: 128, cout: 128,
+             parameters: .init(kernelHeight: 5, kernelWidth: 5, padding: .same, groups: 128, activation: .hardswish)),
+    ConvCase(name: "depthwise 5x5 112 same on 6×10", h: 6, w: 10, cin: 112, cout: 112,
+             parameters: .init(kernelHeight: 5, kernelWidth: 5, padding: .same, groups: 112, activation: .sigmoid)),
+    ConvCase(name: "depthwise 5x5 192 stride 2 same on 6×17", h: 6, w: 17, cin: 192, cout: 192,
+             parameters: .init(kernelHeight: 5, kernelWidth: 5, strideY: 2, strideX: 2, padding: .same, groups: 192, activation: .hardswish)),
+    ConvCase(name: "depthwise 5x5 512 same on 3×8", h: 3, w: 8, cin: 512, cout: 512,
+             parameters: .init(kernelHeight: 5, kernelWidth: 5, padding: .same, groups: 512, activation: .hardswish)),
+    ConvCase(name: "depthwise 3x3 256 stride 2×1 on 5×9", h: 5, w: 9, cin: 256, cout: 256,
+             parameters: .init(kernelHeight: 3, kernelWidth: 3, strideY: 2, strideX: 1, padding: .same, groups: 256, activation: .relu)),
 ]
 
 /// Tolerance for every convolution: inputs in ±1, weights in ±1/√fan-in, so sums are O(1) and
