@@ -75,7 +75,10 @@ let kernelLayers: [KernelLayer] = [
     .selfie("dw4", 16, 128, 128, kernel: 5, depthwise: true, activation: .hardswish),
     .selfie("conv2d_16", 16, 128, 32, activation: .none),
     .selfie("dw10", 128, 16, 16, kernel: 3, depthwise: true),
-    // The subject model "m" (256² input): its /16 and /32 depthwise layers.
+    // The subject model "m" (256² input): the light decoder stage's depthwise layer at /2, and the
+    // encoder's at /16 and /32.
+    KernelLayer(name: "subject.dw24", h: 128, w: 128, cin: 24, cout: 24, groups: 24,
+                padding: .explicit(Padding(top: 1, left: 1, bottom: 1, right: 1)), activation: .relu),
     .subjectDepthwise("dw192", 16, 192),
     .subjectDepthwise("dw256", 16, 256),
     .subjectDepthwise("dw384", 16, 384, stride: 2),

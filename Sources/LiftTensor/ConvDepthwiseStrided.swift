@@ -14,7 +14,7 @@ enum StridedWindow<let KH: Int, let KW: Int, let S: Int, let C: Int> {}
 /// The channel counts with a compiled row kernel (`depthwiseDirectRow`).
 func hasCompiledChannelCount(_ channels: Int) -> Bool {
     switch channels {
-    case 16, 72, 88, 96, 128, 192, 256, 384, 512: true
+    case 16, 24, 72, 88, 96, 128, 192, 256, 384, 512: true
     default: false
     }
 }
@@ -28,6 +28,7 @@ func depthwiseDirectRow<let KH: Int, let KW: Int, let S: Int, let C: Int>(
 ) {
     switch g.inputChannels {
     case 16: depthwiseStridedRow(g, input, output, b, oy, StridedWindow<KH, KW, S, 16>.self)
+    case 24: depthwiseStridedRow(g, input, output, b, oy, StridedWindow<KH, KW, S, 24>.self)
     case 72: depthwiseStridedRow(g, input, output, b, oy, StridedWindow<KH, KW, S, 72>.self)
     case 88: depthwiseStridedRow(g, input, output, b, oy, StridedWindow<KH, KW, S, 88>.self)
     case 96: depthwiseStridedRow(g, input, output, b, oy, StridedWindow<KH, KW, S, 96>.self)

@@ -91,8 +91,12 @@ let convCases: [ConvCase] = [
              parameters: .init(kernelHeight: 5, kernelWidth: 5, padding: .same, groups: 33, activation: .sigmoid)),
     ConvCase(name: "depthwise 3x3 72 stride 2 same on 2×2", n: 2, h: 2, w: 2, cin: 72, cout: 72,
              parameters: .init(kernelHeight: 3, kernelWidth: 3, strideY: 2, strideX: 2, padding: .same, groups: 72, activation: .relu)),
-    // Channel counts with a compiled row kernel (16, 72, 88, 96, 128, 192, 256, 384, 512: the pixel
+    // Channel counts with a compiled row kernel (16, 24, 72, 88, 96, 128, 192, 256, 384, 512: the pixel
     // stride a constant), their neighbours (the run-time kernels), half blocks, both strides.
+    ConvCase(name: "depthwise 3x3 24 stride 2 same on 6×21", h: 6, w: 21, cin: 24, cout: 24,
+             parameters: .init(kernelHeight: 3, kernelWidth: 3, strideY: 2, strideX: 2, padding: .same, groups: 24, activation: .relu)),
+    ConvCase(name: "depthwise 3x3 25 pad 1 on 4×12", h: 4, w: 12, cin: 25, cout: 25,
+             parameters: .init(kernelHeight: 3, kernelWidth: 3, padding: .explicit(.init(top: 1, left: 1, bottom: 1, right: 1)), groups: 25)),
     ConvCase(name: "depthwise 3x3 88 same on 5×19", n: 2, h: 5, w: 19, cin: 88, cout: 88,
              parameters: .init(kernelHeight: 3, kernelWidth: 3, padding: .same, groups: 88, activation: .relu)),
     ConvCase(name: "depthwise 3x3 87 same on 5×19", h: 5, w: 19, cin: 87, cout: 87,
