@@ -11,7 +11,7 @@
 /// A kernel size, horizontal stride and channel count (0 = the geometry's) fixed at compile time.
 enum StridedWindow<let KH: Int, let KW: Int, let S: Int, let C: Int> {}
 
-/// The channel counts with a compiled row kernel (`depthwiseDirectRow`).
+/// The channel counts with a compiled row kernel: the cases of `depthwiseDirectRow` (keep in step).
 func hasCompiledChannelCount(_ channels: Int) -> Bool {
     switch channels {
     case 16, 24, 72, 88, 96, 128, 192, 256, 384, 512: true
@@ -20,11 +20,11 @@ func hasCompiledChannelCount(_ channels: Int) -> Bool {
 }
 
 /// Output row `oy` of image `b` through `depthwiseStridedRow`, compiled for the tensor's channel
-/// count when `hasCompiledChannelCount` says so (`C` of `window` is ignored).
+/// count when `hasCompiledChannelCount` says so, else with the run-time count (`window`'s 0).
 @inline(__always)
-func depthwiseDirectRow<let KH: Int, let KW: Int, let S: Int, let C: Int>(
+func depthwiseDirectRow<let KH: Int, let KW: Int, let S: Int>(
     _ g: ConvGeometry, _ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, _ b: Int, _ oy: Int,
-    _ window: StridedWindow<KH, KW, S, C>.Type
+    _ window: StridedWindow<KH, KW, S, 0>.Type
 ) {
     switch g.inputChannels {
     case 16: depthwiseStridedRow(g, input, output, b, oy, StridedWindow<KH, KW, S, 16>.self)
@@ -37,7 +37,7 @@ func depthwiseDirectRow<let KH: Int, let KW: Int, let S: Int, let C: Int>(
     case 256: depthwiseStridedRow(g, input, output, b, oy, StridedWindow<KH, KW, S, 256>.self)
     case 384: depthwiseStridedRow(g, input, output, b, oy, StridedWindow<KH, KW, S, 384>.self)
     case 512: depthwiseStridedRow(g, input, output, b, oy, StridedWindow<KH, KW, S, 512>.self)
-    default: depthwiseStridedRow(g, input, output, b, oy, StridedWindow<KH, KW, S, 0>.self)
+    default: depthwiseStridedRow(g, input, output, b, oy, window)
     }
 }
 
