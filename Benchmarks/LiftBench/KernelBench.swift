@@ -27,6 +27,12 @@ struct KernelLayer {
                     groups: depthwise ? cin : 1, padding: .same, activation: activation)
     }
 
+    /// Lift subject-model depthwise layer (Tools/subject_model.py): 5×5, padding 2, hard-swish.
+    static func subjectDepthwise(_ name: String, _ size: Int, _ channels: Int, stride: Int = 1) -> KernelLayer {
+        KernelLayer(name: "subject." + name, h: size, w: size, cin: channels, cout: channels, kernel: 5, stride: stride,
+                    groups: channels, padding: .explicit(Padding(top: 2, left: 2, bottom: 2, right: 2)), activation: .hardswish)
+    }
+
     var isDepthwise: Bool { groups > 1 && groups == cin && groups == cout }
     var parameters: Conv2DParameters {
         Conv2DParameters(kernelHeight: kernel, kernelWidth: kernel, strideY: stride, strideX: stride,
@@ -69,6 +75,14 @@ let kernelLayers: [KernelLayer] = [
     .selfie("dw4", 16, 128, 128, kernel: 5, depthwise: true, activation: .hardswish),
     .selfie("conv2d_16", 16, 128, 32, activation: .none),
     .selfie("dw10", 128, 16, 16, kernel: 3, depthwise: true),
+    // The subject model "m" (256² input): the light decoder stage's depthwise layer at /2, and the
+    // encoder's at /16 and /32.
+    KernelLayer(name: "subject.dw24", h: 128, w: 128, cin: 24, cout: 24, groups: 24,
+                padding: .explicit(Padding(top: 1, left: 1, bottom: 1, right: 1)), activation: .relu),
+    .subjectDepthwise("dw192", 16, 192),
+    .subjectDepthwise("dw256", 16, 256),
+    .subjectDepthwise("dw384", 16, 384, stride: 2),
+    .subjectDepthwise("dw512", 8, 512),
     KernelLayer(name: "selfie.segment", h: 128, w: 128, cin: 16, cout: 1, kernel: 2, stride: 2, padding: .valid, transposed: true),
 ]
 

@@ -1,8 +1,8 @@
 // Depthwise convolution (groups = Cin = Cout): channels are the vector lanes, each output row is a
 // parallel item. 3×3 and 5×5 kernels at dilation 1 on rows of 8+ outputs — the layers of
 // MobileNet-style networks — run the row-window kernels: `ConvDepthwiseWindow.swift` (packed rows) at
-// stride 1, `ConvDepthwiseStrided.swift` (the tensor read directly) at stride 2 and, with exactly 16
-// channels, at stride 1 too. Other kernels gather one vector per tap here (`depthwiseGather`). Every
+// stride 1, `ConvDepthwiseStrided.swift` (the tensor read directly) at stride 2 and, for the channel
+// counts it is compiled for (`hasCompiledChannelCount`), at stride 1 too. Other kernels gather one vector per tap here (`depthwiseGather`). Every
 // path sums bias, then kernel rows, then kernel columns in order; padded columns contribute zeros,
 // padded rows are skipped.
 
@@ -15,7 +15,7 @@ func runDepthwise(_ g: ConvGeometry, input: UnsafePointer<Float>, output: Unsafe
     let bytesPerRow = 4 * g.outputChannels * (g.outputWidth + g.strideY * g.inputWidth)
     let minimumItems = WorkGate.minimumItems(bytesPerItem: bytesPerRow)
     let window = g.dilationX == 1 && g.dilationY == 1 && g.outputWidth >= windowTile
-        ? (g.kernelHeight, g.kernelWidth, g.strideX, g.inputChannels == vectorWidth) : (0, 0, 0, false)
+        ? (g.kernelHeight, g.kernelWidth, g.strideX, hasCompiledChannelCount(g.inputChannels)) : (0, 0, 0, false)
     Parallel.forEach(count: rows, threads: threads, minimumPerPart: minimumItems) { range in
         switch window {
         case (3, 3, 1, false): depthwiseWindowRows(g, input, output, range, Window<3, 3>.self)
@@ -24,12 +24,10 @@ func runDepthwise(_ g: ConvGeometry, input: UnsafePointer<Float>, output: Unsafe
             for row in range {
                 let b = row / g.outputHeight, oy = row % g.outputHeight
                 switch window {
-                case (3, 3, 1, true): depthwiseStridedRow(g, input, output, b, oy, StridedWindow<3, 3, 1, 16>.self)
-                case (5, 5, 1, true): depthwiseStridedRow(g, input, output, b, oy, StridedWindow<5, 5, 1, 16>.self)
-                case (3, 3, 2, true): depthwiseStridedRow(g, input, output, b, oy, StridedWindow<3, 3, 2, 16>.self)
-                case (5, 5, 2, true): depthwiseStridedRow(g, input, output, b, oy, StridedWindow<5, 5, 2, 16>.self)
-                case (3, 3, 2, false): depthwiseStridedRow(g, input, output, b, oy, StridedWindow<3, 3, 2, 0>.self)
-                case (5, 5, 2, false): depthwiseStridedRow(g, input, output, b, oy, StridedWindow<5, 5, 2, 0>.self)
+                case (3, 3, 1, true): depthwiseDirectRow(g, input, output, b, oy, StridedWindow<3, 3, 1, 0>.self)
+                case (5, 5, 1, true): depthwiseDirectRow(g, input, output, b, oy, StridedWindow<5, 5, 1, 0>.self)
+                case (3, 3, 2, _): depthwiseDirectRow(g, input, output, b, oy, StridedWindow<3, 3, 2, 0>.self)
+                case (5, 5, 2, _): depthwiseDirectRow(g, input, output, b, oy, StridedWindow<5, 5, 2, 0>.self)
                 default:
                     switch (g.kernelHeight, g.kernelWidth) {
                     case (3, 3): depthwiseRow(g, input, output, b, oy, KernelSize<3, 3>.self)

@@ -1,12 +1,45 @@
 // The depthwise row-window kernel at stride 2 (3×3 and 5×5, dilation 1, rows of 8+ outputs): tiles
 // of 8 output pixels read their inputs straight from the tensor. At stride 2 an input row serves only
 // 1–2 output rows, so packing it first (as `ConvDepthwiseWindow.swift` does at stride 1) costs more
-// than it saves: 33 % instead of 58 % of copy bandwidth on MediaPipe selfie's 128²×16 layer. With
-// exactly 16 channels the stride-1 layers run here too, the pixel stride then a compile-time
-// constant: the input rows are already packed rows, except for their padded edges.
+// than it saves: 33 % instead of 58 % of copy bandwidth on MediaPipe selfie's 128²×16 layer. For the
+// channel counts of the selfie and subject models the kernel is compiled with the pixel stride a
+// constant, so every input of a tile is at a constant offset from one pointer (with a run-time stride
+// the 10–19 column offsets each take a register and spill); the stride-1 layers with those counts run
+// here too, their input rows then as good as packed rows except for the padded edges (selfie's
+// 32²×88 layer: 27 → 41 % of copy, its 64²×72 stride-2 layer 48 → 59 %).
 
 /// A kernel size, horizontal stride and channel count (0 = the geometry's) fixed at compile time.
 enum StridedWindow<let KH: Int, let KW: Int, let S: Int, let C: Int> {}
+
+/// The channel counts with a compiled row kernel: the cases of `depthwiseDirectRow` (keep in step).
+func hasCompiledChannelCount(_ channels: Int) -> Bool {
+    switch channels {
+    case 16, 24, 72, 88, 96, 128, 192, 256, 384, 512: true
+    default: false
+    }
+}
+
+/// Output row `oy` of image `b` through `depthwiseStridedRow`, compiled for the tensor's channel
+/// count when `hasCompiledChannelCount` says so, else with the run-time count (`window`'s 0).
+@inline(__always)
+func depthwiseDirectRow<let KH: Int, let KW: Int, let S: Int>(
+    _ g: ConvGeometry, _ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, _ b: Int, _ oy: Int,
+    _ window: StridedWindow<KH, KW, S, 0>.Type
+) {
+    switch g.inputChannels {
+    case 16: depthwiseStridedRow(g, input, output, b, oy, StridedWindow<KH, KW, S, 16>.self)
+    case 24: depthwiseStridedRow(g, input, output, b, oy, StridedWindow<KH, KW, S, 24>.self)
+    case 72: depthwiseStridedRow(g, input, output, b, oy, StridedWindow<KH, KW, S, 72>.self)
+    case 88: depthwiseStridedRow(g, input, output, b, oy, StridedWindow<KH, KW, S, 88>.self)
+    case 96: depthwiseStridedRow(g, input, output, b, oy, StridedWindow<KH, KW, S, 96>.self)
+    case 128: depthwiseStridedRow(g, input, output, b, oy, StridedWindow<KH, KW, S, 128>.self)
+    case 192: depthwiseStridedRow(g, input, output, b, oy, StridedWindow<KH, KW, S, 192>.self)
+    case 256: depthwiseStridedRow(g, input, output, b, oy, StridedWindow<KH, KW, S, 256>.self)
+    case 384: depthwiseStridedRow(g, input, output, b, oy, StridedWindow<KH, KW, S, 384>.self)
+    case 512: depthwiseStridedRow(g, input, output, b, oy, StridedWindow<KH, KW, S, 512>.self)
+    default: depthwiseStridedRow(g, input, output, b, oy, window)
+    }
+}
 
 /// Output row `oy` of image `b` in tiles of 8 pixels, each through all channel blocks before the next
 /// (whole input pixels are consumed at once: 43 → 47 % of copy on selfie's 64²×72 layer, against one

@@ -1,6 +1,6 @@
 // The depthwise kernel for 3×3 and 5×5 kernels at stride 1 and dilation 1 (MobileNet-style layers)
-// on output rows at least 8 pixels wide, unless there are exactly 16 channels (the input rows are
-// packed rows already then: `ConvDepthwiseStrided.swift`). A part of output rows runs one 16-channel
+// on output rows at least 8 pixels wide, unless the channel count has a compiled direct kernel
+// (`hasCompiledChannelCount`: the input rows are as good as packed rows then, `ConvDepthwiseStrided.swift`). A part of output rows runs one 16-channel
 // block at a time. Each input row the block needs is copied once into a small ring of packed rows —
 // `[column][16 lanes]`, zeros in the padded columns — so tiles address their inputs at constant
 // offsets from one pointer (no per-column registers, which spilled, and no edge tests), and every
