@@ -84,3 +84,34 @@ func teamWhoseHelpersNeverComeRunsOnTheCallingThread(threads: Int) {
         #expect(bitIdentical(one, team))
     }
 }
+
+@Test func idleTeamHelperSleepsInsteadOfSpinning() throws {
+    let caller = pthread_self()
+    let helperThread = Mutex<pthread_t?>(nil)
+    let cpuSeconds = try Parallel.withTeam(threads: 2) { () throws -> Double in
+        // Run small jobs until a helper has taken a part (the calling thread lingers on its own).
+        let deadline = Date().addingTimeInterval(5)
+        while helperThread.withLock({ $0 }) == nil, Date() < deadline {
+            Parallel.forEach(count: 2, threads: 2) { _ in
+                if pthread_equal(pthread_self(), caller) == 0 {
+                    helperThread.withLock { $0 = pthread_self() }
+                } else {
+                    usleep(500)
+                }
+            }
+        }
+        let helper = try #require(helperThread.withLock { $0 }, "no helper joined the team within 5 s")
+        var clock = clockid_t()
+        try #require(pthread_getcpuclockid(helper, &clock) == 0)
+        func helperCPU() -> Double {
+            var time = timespec()
+            clock_gettime(clock, &time)
+            return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+        }
+        // The region stays open but publishes nothing for 100 ms: the helper polls briefly, then sleeps.
+        let before = helperCPU()
+        usleep(100_000)
+        return helperCPU() - before
+    }
+    #expect(cpuSeconds < 0.02, "an idle helper used \(cpuSeconds * 1000) ms of CPU in 100 ms")
+}
