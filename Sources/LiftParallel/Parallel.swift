@@ -14,7 +14,8 @@ public enum Parallel {
     /// The split is ggml's ceil-div split into `min(threads, count / minimumPerPart)` parts (at least
     /// one), so that every part holds at least `minimumPerPart` items; with one part (or
     /// `threads <= 1`) `body` runs on the calling thread. Called by the thread that entered
-    /// `withTeam`, the parts go to that team (claimed by whichever of its threads is free first);
+    /// `withTeam`, the parts go to that team (each thread takes the part of its own index if it is
+    /// still free, then any free one);
     /// called from inside another part of a team job, `body` runs on the calling thread; otherwise
     /// each call is one `concurrentPerform`.
     /// - Parameters:
@@ -87,7 +88,7 @@ public enum Parallel {
         let started = max(0, min(helpers ?? threads - 1, threads - 1))
         if started > 0 {
             DispatchQueue.global().async {
-                DispatchQueue.concurrentPerform(iterations: started) { _ in team.help() }
+                DispatchQueue.concurrentPerform(iterations: started) { team.help(slot: $0 + 1) }
             }
         }
         ThreadTeam.set(.owner(team))

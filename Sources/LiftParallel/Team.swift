@@ -7,22 +7,24 @@ import Synchronization
 /// it. Publishing a job to helpers that are already running costs a store and a cache-line transfer,
 /// where `concurrentPerform` per call wakes and joins Dispatch workers (tens of microseconds here).
 ///
-/// Protocol: one atomic word holds the job's generation, its part count and the next unclaimed
+/// Protocol: one atomic word holds the job's generation, its part count and a bit per claimed
 /// part. Any thread claims a part by a compare-and-swap on that word, so a part belongs to whoever
 /// gets it first and the calling thread never waits for a helper that has not arrived: with no
-/// helper at all it runs every part itself. A claim names its generation, so a helper that looked
+/// helper at all it runs every part itself. Each thread first tries the part of its own index
+/// (the calling thread part 0, helper k part k), so consecutive ops split the same way keep each
+/// slice of the data on the core that produced it. A claim names its generation, so a helper that looked
 /// at an older job cannot take a part of a newer one; the job's body and split are written before
 /// its generation is published and read only by a thread holding a claimed part of it, and the
 /// calling thread rewrites them only after every part has finished.
 final class Team: @unchecked Sendable {
-    /// Parallel parts a job may have at most (the part count and index fields are 16 bits wide).
-    static let maximumParts = 0xFFFF
+    /// Parallel parts a job may have at most (one bit each in the job word).
+    static let maximumParts = 32
     /// How long an idle helper polls for the next job before it sleeps (nanoseconds).
     static let spinNanoseconds: UInt64 = 200_000
 
     /// Threads the team's jobs are split for (the calling thread included).
     let threads: Int
-    /// `generation << 32 | parts << 16 | next part` (generation: 31 bits, wrapping).
+    /// `generation << 40 | parts << 32 | claimed-parts bits` (generation: 23 bits, wrapping).
     private let job = Atomic<Int>(0)
     /// Parts of the current job finished by helpers.
     private let finishedByHelpers = Atomic<Int>(0)
@@ -56,12 +58,12 @@ final class Team: @unchecked Sendable {
         self.count = count
         self.perPart = perPart
         finishedByHelpers.store(0, ordering: .relaxed)
-        generation = (generation &+ 1) & 0x7FFF_FFFF
-        let published = generation << 32 | parts << 16
+        generation = (generation &+ 1) & 0x7F_FFFF
+        let published = generation << 40 | parts << 32
         job.store(published, ordering: .sequentiallyConsistent)
         if sleepers.load(ordering: .sequentiallyConsistent) > 0 { wakeAll() }
         var mine = 0
-        while let part = claim(generation: generation) {
+        while let part = claim(generation: generation, preferring: 0) {
             runPart(part, body: body)
             mine += 1
         }
@@ -83,12 +85,13 @@ final class Team: @unchecked Sendable {
 
     /// A helper's life: take parts of the current job, then of each new one, until the region ends;
     /// poll for `spinNanoseconds` after a job, then sleep until the next is published.
-    func help() {
+    /// - Parameter slot: the helper's index in the team (1...threads − 1), the part it tries first.
+    func help(slot: Int) {
         ThreadTeam.set(.helper)
         defer { ThreadTeam.set(.none) }
-        var seen = job.load(ordering: .acquiring) >> 32
+        var seen = job.load(ordering: .acquiring) >> 40
         while true {
-            while let part = claim(generation: seen) {
+            while let part = claim(generation: seen, preferring: slot) {
                 runClaimedPart(part)
                 finishedByHelpers.add(1, ordering: .releasing)
             }
@@ -97,15 +100,20 @@ final class Team: @unchecked Sendable {
         }
     }
 
-    /// Claims the next part of job `generation`; nil when it has no part left or a newer job replaced it.
+    /// Claims a part of job `generation`: `preferred` if it is still free, else the first free one;
+    /// nil when every part is taken or a newer job replaced it.
     @inline(__always)
-    private func claim(generation: Int) -> Int? {
+    private func claim(generation: Int, preferring preferred: Int) -> Int? {
         var state = job.load(ordering: .acquiring)
         while true {
-            let parts = state >> 16 & 0xFFFF, next = state & 0xFFFF
-            guard state >> 32 == generation, next < parts else { return nil }
-            let (exchanged, original) = job.compareExchange(expected: state, desired: state + 1, ordering: .acquiringAndReleasing)
-            if exchanged { return next }
+            guard state >> 40 == generation else { return nil }
+            let parts = state >> 32 & 0xFF
+            let free = ~state & (1 << parts - 1)
+            guard free != 0 else { return nil }
+            let part = preferred < parts && free & 1 << preferred != 0 ? preferred : free.trailingZeroBitCount
+            let (exchanged, original) = job.compareExchange(expected: state, desired: state | 1 << part,
+                                                            ordering: .acquiringAndReleasing)
+            if exchanged { return part }
             state = original
         }
     }
@@ -130,7 +138,7 @@ final class Team: @unchecked Sendable {
         var polls = 0
         while true {
             if ended.load(ordering: .relaxed) { return nil }
-            let current = job.load(ordering: .relaxed) >> 32
+            let current = job.load(ordering: .relaxed) >> 40
             if current != generation { return current }
             polls += 1
             if polls & 63 == 0, DispatchTime.now().uptimeNanoseconds - start > Self.spinNanoseconds { break }
@@ -139,12 +147,12 @@ final class Team: @unchecked Sendable {
         wakeup.lock()
         sleepers.add(1, ordering: .sequentiallyConsistent)
         while !ended.load(ordering: .sequentiallyConsistent),
-              job.load(ordering: .sequentiallyConsistent) >> 32 == generation {
+              job.load(ordering: .sequentiallyConsistent) >> 40 == generation {
             wakeup.wait()
         }
         sleepers.subtract(1, ordering: .sequentiallyConsistent)
         wakeup.unlock()
-        return ended.load(ordering: .relaxed) ? nil : job.load(ordering: .acquiring) >> 32
+        return ended.load(ordering: .relaxed) ? nil : job.load(ordering: .acquiring) >> 40
     }
 
     private func wakeAll() {
