@@ -84,7 +84,7 @@ public enum Parallel {
     public static func withTeam<Result, Failure: Error>(threads: Int, helpers: Int? = nil,
                                                         _ body: () throws(Failure) -> Result) throws(Failure) -> Result {
         guard threads > 1, case .none = ThreadTeam.current else { return try body() }
-        let team = Team(threads: threads)
+        let team = Team()
         let started = max(0, min(helpers ?? threads - 1, threads - 1))
         if started > 0 {
             DispatchQueue.global().async {

@@ -22,8 +22,6 @@ final class Team: @unchecked Sendable {
     /// How long an idle helper polls for the next job before it sleeps (nanoseconds).
     static let spinNanoseconds: UInt64 = 200_000
 
-    /// Threads the team's jobs are split for (the calling thread included).
-    let threads: Int
     /// `generation << 40 | parts << 32 | claimed-parts bits` (generation: 23 bits, wrapping).
     private let job = Atomic<Int>(0)
     /// Parts of the current job finished by helpers.
@@ -42,10 +40,6 @@ final class Team: @unchecked Sendable {
     private var generation = 0
     /// True while the calling thread runs a job (calling thread only).
     private(set) var isRunningJob = false
-
-    init(threads: Int) {
-        self.threads = threads
-    }
 
     /// Runs `body` over `0..<count` split into `parts` contiguous ranges of `perPart` items (the last
     /// one shorter), on the calling thread and whichever helpers claim parts; returns once every part
@@ -85,7 +79,7 @@ final class Team: @unchecked Sendable {
 
     /// A helper's life: take parts of the current job, then of each new one, until the region ends;
     /// poll for `spinNanoseconds` after a job, then sleep until the next is published.
-    /// - Parameter slot: the helper's index in the team (1...threads − 1), the part it tries first.
+    /// - Parameter slot: the helper's index in the team (1 for the first helper), the part it tries first.
     func help(slot: Int) {
         ThreadTeam.set(.helper)
         defer { ThreadTeam.set(.none) }
