@@ -177,6 +177,13 @@ public final class Model: @unchecked Sendable {
         let plan = try self.plan(for: input.shape)
         plan.input.reshape(to: input.shape)
         plan.input.data.update(from: input.data, count: input.count)
+        // One team for the whole run: the kernels' parallel parts go to helpers already running.
+        Parallel.withTeam(threads: threads) { runSteps(plan: plan, threads: threads, observe: observe) }
+        return plan.outputs[0]
+    }
+
+    /// Runs every step in order into `plan`'s buffers (see `execute`).
+    private func runSteps(plan: ExecutionPlan, threads: Int, observe: ((Int, Double, Double, TensorShape) -> Void)?) {
         for (index, step) in program.steps.enumerated() {
             let output = plan.stepOutputs[index]
             output.reshape(to: plan.shapes[step.output])
@@ -189,7 +196,6 @@ public final class Model: @unchecked Sendable {
                 step.run(inputs: plan.stepInputs[index], output: output, threads: threads)
             }
         }
-        return plan.outputs[0]
     }
 
     /// CPU seconds the calling thread has used.

@@ -2,8 +2,9 @@ import Dispatch
 import Foundation
 
 /// The one parallel-for in Lift: splits `0..<count` into contiguous ranges and runs them on
-/// `DispatchQueue.concurrentPerform`. Work is split by index only, never by timing, so a kernel
-/// whose ranges write disjoint outputs gives bit-identical results for any thread count.
+/// `DispatchQueue.concurrentPerform`, or, inside `withTeam`, on the region's standing team of
+/// threads. Work is split by index only, never by timing, so a kernel whose ranges write disjoint
+/// outputs gives bit-identical results for any thread count, with or without a team.
 public enum Parallel {
     /// Threads used when a caller does not say (the number of active processors).
     public static var defaultThreads: Int { ProcessInfo.processInfo.activeProcessorCount }
@@ -12,7 +13,11 @@ public enum Parallel {
     ///
     /// The split is ggml's ceil-div split into `min(threads, count / minimumPerPart)` parts (at least
     /// one), so that every part holds at least `minimumPerPart` items; with one part (or
-    /// `threads <= 1`) `body` runs on the calling thread.
+    /// `threads <= 1`) `body` runs on the calling thread. Called by the thread that entered
+    /// `withTeam`, the parts go to that team (each thread takes the part of its own index if it is
+    /// still free, then any free one);
+    /// called from inside another part of a team job, `body` runs on the calling thread; otherwise
+    /// each call is one `concurrentPerform`.
     /// - Parameters:
     ///   - count: number of work items (rows, row bands, channel blocks…).
     ///   - threads: upper bound on parallel parts.
@@ -26,15 +31,78 @@ public enum Parallel {
             body(0 ..< count)
             return
         }
-        let perPart = (count + parts - 1) / parts
+        forEach(count: count, parts: parts, body)
+    }
+
+    /// Runs `parts` (≥ 2) ceil-div parts of `0..<count` on the current team or `concurrentPerform`.
+    @usableFromInline
+    static func forEach(count: Int, parts: Int, _ body: (Range<Int>) -> Void) {
+        let team: Team
+        switch ThreadTeam.current {
+        case .helper:
+            body(0 ..< count)
+            return
+        case .owner(let current):
+            guard !current.isRunningJob else {
+                body(0 ..< count)
+                return
+            }
+            team = current
+        case .none:
+            let perPart = (count + parts - 1) / parts
+            withoutActuallyEscaping(body) { body in
+                // The parts touch disjoint ranges by contract; the wrapper is where that is trusted.
+                nonisolated(unsafe) let body = body
+                DispatchQueue.concurrentPerform(iterations: parts) { part in
+                    let start = part * perPart
+                    let end = min(start + perPart, count)
+                    if start < end { body(start ..< end) }
+                }
+            }
+            return
+        }
+        let teamParts = min(parts, Team.maximumParts)
         withoutActuallyEscaping(body) { body in
-            // The parts touch disjoint ranges by contract; the wrapper is where that is trusted.
-            nonisolated(unsafe) let body = body
-            DispatchQueue.concurrentPerform(iterations: parts) { part in
-                let start = part * perPart
-                let end = min(start + perPart, count)
-                if start < end { body(start ..< end) }
+            team.run(count: count, parts: teamParts, perPart: (count + teamParts - 1) / teamParts, body)
+        }
+    }
+
+    /// Runs `body` on the calling thread with a team of `threads − 1` helper threads standing by:
+    /// every `Parallel.forEach` that `body` makes on this thread hands its parts to the team, which
+    /// costs far less than a `concurrentPerform` per call (no worker to wake and join). Helpers
+    /// poll for the next job for about 0.2 ms, then sleep until one comes, and leave when `body`
+    /// returns, so a team idles at no cost. Helpers are one `concurrentPerform` of `threads − 1`
+    /// iterations, started asynchronously: a helper that has not started yet (busy machine, Dispatch
+    /// pool full) is simply not waited for; the calling thread claims every part nobody else took.
+    ///
+    /// With `threads <= 1`, or when this thread is already in a team, `body` just runs.
+    /// - Parameters:
+    ///   - threads: the team's size, the calling thread included.
+    ///   - helpers: helper threads to start (default and at most `threads − 1`); fewer leave their
+    ///     parts to the threads that are there (tests use 0 to check a team whose helpers never come).
+    ///   - body: the region; runs on the calling thread.
+    public static func withTeam<Result, Failure: Error>(threads: Int, helpers: Int? = nil,
+                                                        _ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+        guard threads > 1, case .none = ThreadTeam.current else { return try body() }
+        let team = Team()
+        let started = max(0, min(helpers ?? threads - 1, threads - 1))
+        if started > 0 {
+            DispatchQueue.global().async {
+                DispatchQueue.concurrentPerform(iterations: started) { team.help(slot: $0 + 1) }
             }
         }
+        ThreadTeam.set(.owner(team))
+        defer {
+            ThreadTeam.set(.none)
+            team.end()
+        }
+        return try body()
+    }
+
+    /// True when the calling thread is running a team region of more than one thread, that is when
+    /// a `forEach` it makes goes to standing helpers (kernels may then split smaller work).
+    public static var isInTeam: Bool {
+        if case .owner = ThreadTeam.current { return true }
+        return false
     }
 }
