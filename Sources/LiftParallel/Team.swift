@@ -195,7 +195,9 @@ enum ThreadTeam {
 #if arch(x86_64)
 /// The x86 `pause` instruction: tells the core it is in a spin-wait loop (eases the memory-order
 /// flush when the awaited store arrives and yields pipeline resources). Swift has no spelling for
-/// it, so the LLVM intrinsic is named directly.
+/// it, so the LLVM intrinsic is named directly. ThreadSanitizer builds must add
+/// `-Xswiftc -Xllvm -Xswiftc -tsan-handle-cxx-exceptions=false`: otherwise TSan turns this call into
+/// an `invoke` (for C++ exception cleanup, which Swift never needs) and LLVM rejects invoking an intrinsic.
 @_silgen_name("llvm.x86.sse2.pause")
 @usableFromInline func spinPause()
 #else
