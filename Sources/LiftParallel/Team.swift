@@ -38,8 +38,8 @@ final class Team: @unchecked Sendable {
     private var perPart = 0
     /// The generation of the last job (calling thread only).
     private var generation = 0
-    /// True while the calling thread runs a job (calling thread only).
-    private(set) var isRunningJob = false
+    /// True while the calling thread runs a job (calling thread only): a job's body is set for its length.
+    var isRunningJob: Bool { body != nil }
 
     /// Runs `body` over `0..<count` split into `parts` contiguous ranges of `perPart` items (the last
     /// one shorter), on the calling thread and whichever helpers claim parts; returns once every part
@@ -47,7 +47,6 @@ final class Team: @unchecked Sendable {
     func run(count: Int, parts: Int, perPart: Int, _ body: @escaping (Range<Int>) -> Void) {
         precondition(parts >= 1 && parts <= Self.maximumParts, "a team job has 1...\(Self.maximumParts) parts, not \(parts)")
         precondition(!isRunningJob, "a team runs one job at a time; nested calls run on the calling thread")
-        isRunningJob = true
         self.body = body
         self.count = count
         self.perPart = perPart
@@ -68,7 +67,6 @@ final class Team: @unchecked Sendable {
             if polls < 4096 { spinPause() } else { sched_yield() }
         }
         self.body = nil
-        isRunningJob = false
     }
 
     /// Ends the region: helpers leave (a helper that starts later leaves at once).
