@@ -252,8 +252,11 @@ func runKernelBench(arguments: [String]) {
             let bytes = Double((inputShape.count + prepared.outputShape.count) * 4)
             let copy = measureCopyBandwidth(floats: inputShape.count, buffers: inputs, into: Tensor(shape: inputShape))
             let dwBandwidth = bytes / t1 / 1e9
+            // The most any kernel could reach: all its FMAs at the same run's 1-thread peak, no loads.
+            let ceiling = bytes / (prepared.flops / (peak1 * 1e9)) / 1e9
             notes = "\(fmt(dwBandwidth)) GB/s = \(fmt(100 * dwBandwidth / copy))% of copy \(fmt(copy)) GB/s"
-            extra = #","gbs_1t":\#(fmt(dwBandwidth)),"copy_gbs":\#(fmt(copy))"#
+                + " (FMA-peak ceiling \(fmt(100 * ceiling / copy))%)"
+            extra = #","gbs_1t":\#(fmt(dwBandwidth)),"copy_gbs":\#(fmt(copy)),"fma_ceiling_gbs":\#(fmt(ceiling))"#
         }
         if json {
             let p = layer.padding.resolve(height: layer.h, width: layer.w, kernel: (layer.kernel, layer.kernel),
