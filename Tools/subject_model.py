@@ -98,24 +98,57 @@ EXTRA_BLOCKS = [
 # Sizes of the network. "s" is the first shipped model (0.57 GFLOP at 256^2). "m" grows "s" where
 # it costs few FLOPs: the /16 blocks expand twice as wide, the /32 blocks are twice as wide and two
 # deeper, the context layer reads all of them, and the decoder's first 3x3 conv per scale is wider.
-# Only channels *inside* a stage grow (never a concat's layout), so `grow` can start "m" as an exact
-# copy of a trained "s" (the new channels' outgoing weights are zero, the new blocks add zero).
+# "l" grows "m" where the encoder is narrowest: the /8 and /16 streams (the skips) are twice as wide
+# with two more blocks each, and the /4-/16 decoder convs are wider.
+# `grow` starts a larger variant as an exact copy of a trained smaller one: a wider tensor takes the
+# old one in its leading slice (a skip is the *last* part of its decoder concat, so a wider skip keeps
+# the old channels in place), the new channels' outgoing weights into old channels are zero, and new
+# blocks (residual, appended to a stage) add zero.
+M_BLOCKS = PERSON_BLOCKS[:4] + [
+    (32, 256, 32, 5, 1, 64, "hardswish"),
+    (32, 256, 32, 5, 1, 64, "hardswish"),
+    (32, 192, 32, 5, 1, 48, "hardswish"),
+    (32, 192, 32, 5, 1, 48, "hardswish"),
+    (32, 384, 128, 5, 2, 96, "hardswish"),
+    (128, 512, 128, 5, 1, 128, "hardswish"),
+    (128, 512, 128, 5, 1, 128, "hardswish"),
+    (128, 512, 128, 5, 1, 128, "hardswish"),
+    (128, 512, 128, 5, 1, 128, "hardswish"),
+]
+L_BLOCKS = [
+    (16, 16, 16, 3, 2, 8, "relu"),          # -> /4
+    (16, 144, 48, 3, 2, 0, "relu"),         # -> /8
+    (48, 176, 48, 3, 1, 0, "relu"),
+    (48, 192, 48, 3, 1, 0, "relu"),
+    (48, 192, 48, 3, 1, 0, "relu"),
+    (48, 192, 64, 5, 2, 48, "hardswish"),   # -> /16
+    (64, 384, 64, 5, 1, 96, "hardswish"),
+    (64, 384, 64, 5, 1, 96, "hardswish"),
+    (64, 384, 64, 5, 1, 96, "hardswish"),
+    (64, 384, 64, 5, 1, 96, "hardswish"),
+    (64, 384, 64, 5, 1, 96, "hardswish"),
+    (64, 384, 64, 5, 1, 96, "hardswish"),
+    (64, 384, 128, 5, 2, 96, "hardswish"),  # -> /32
+    (128, 512, 128, 5, 1, 128, "hardswish"),
+    (128, 512, 128, 5, 1, 128, "hardswish"),
+    (128, 512, 128, 5, 1, 128, "hardswish"),
+    (128, 512, 128, 5, 1, 128, "hardswish"),
+]
 VARIANTS = {
     "s": {"blocks": PERSON_BLOCKS + EXTRA_BLOCKS, "decoder_mid": (24, 32, 48, 64)},
-    "m": {"blocks": PERSON_BLOCKS[:4] + [
-              (32, 256, 32, 5, 1, 64, "hardswish"),
-              (32, 256, 32, 5, 1, 64, "hardswish"),
-              (32, 192, 32, 5, 1, 48, "hardswish"),
-              (32, 192, 32, 5, 1, 48, "hardswish"),
-              (32, 384, 128, 5, 2, 96, "hardswish"),
-              (128, 512, 128, 5, 1, 128, "hardswish"),
-              (128, 512, 128, 5, 1, 128, "hardswish"),
-              (128, 512, 128, 5, 1, 128, "hardswish"),
-              (128, 512, 128, 5, 1, 128, "hardswish"),
-          ],
-          "decoder_mid": (24, 48, 96, 128)},
+    "m": {"blocks": M_BLOCKS, "decoder_mid": (24, 48, 96, 128)},
+    "l": {"blocks": L_BLOCKS, "decoder_mid": (24, 64, 128, 160)},
 }
-SKIP_AFTER = {0: 2, 2: 3, 7: 4}  # block index -> feature scale index (/2**i); the last block -> /32
+
+
+def stages(blocks) -> list[list[int]]:
+    """Block indices grouped by resolution: a stage starts at each stride-2 block."""
+    out = []
+    for i, b in enumerate(blocks):
+        if b[4] == 2 or not out:
+            out.append([])
+        out[-1].append(i)
+    return out
 
 
 class Encoder(nn.Module):
@@ -123,15 +156,17 @@ class Encoder(nn.Module):
         super().__init__()
         self.stem = ConvBNAct(3, 16, 3, 2, act="hardswish")
         self.blocks = nn.ModuleList(InvertedResidual(*b) for b in blocks)
+        self.skip_after = {stage[-1] for stage in stages(blocks)}  # the last block of each stage
+        self.widths = [16] + [blocks[stage[-1]][2] for stage in stages(blocks)]
 
     def forward(self, x):
         x = self.stem(x)
         feats = [x]
         for i, block in enumerate(self.blocks):
             x = block(x)
-            if i in SKIP_AFTER or i == len(self.blocks) - 1:
+            if i in self.skip_after:
                 feats.append(x)
-        return feats  # /2: 16, /4: 16, /8: 24, /16: 32, /32: 64 ("s") or 128 ("m") channels
+        return feats  # /2, /4, /8, /16, /32 with self.widths channels
 
 
 class GatedContext(nn.Module):
@@ -174,12 +209,13 @@ class SubjectNet(nn.Module):
         self.variant = variant
         self.encoder = Encoder(spec["blocks"])
         w, mid = self.WIDTHS, spec["decoder_mid"]
-        self.context = GatedContext(spec["blocks"][-1][2], w[4])
+        skip = self.encoder.widths
+        self.context = GatedContext(skip[4], w[4])
         self.context_side = nn.Conv2d(w[4], 1, 1)
-        self.dec16 = DecoderStage(w[4], 32, w[3], mid[3])
-        self.dec8 = DecoderStage(w[3], 24, w[2], mid[2])
-        self.dec4 = DecoderStage(w[2], 16, w[1], mid[1])
-        self.dec2 = DecoderStage(w[1], 16, w[0], mid[0], light=True)
+        self.dec16 = DecoderStage(w[4], skip[3], w[3], mid[3])
+        self.dec8 = DecoderStage(w[3], skip[2], w[2], mid[2])
+        self.dec4 = DecoderStage(w[2], skip[1], w[1], mid[1])
+        self.dec2 = DecoderStage(w[1], skip[0], w[0], mid[0], light=True)
         self.head = nn.Conv2d(w[0], 1, 3, padding=1)
 
     def forward(self, x):
@@ -288,7 +324,19 @@ def grow(small: SubjectNet, variant: str) -> SubjectNet:
     block that `small` lacks has its projection's BatchNorm scale at zero (its residual adds 0).
     New channels and blocks keep their random initialisation and start learning from there."""
     big = SubjectNet(variant)
-    old = small.state_dict()
+    old_stages = stages([b for b in VARIANTS[small.variant]["blocks"]])
+    new_stages = stages(VARIANTS[variant]["blocks"])
+    if len(old_stages) != len(new_stages) or any(len(a) > len(b) for a, b in zip(old_stages, new_stages)):
+        raise ValueError(f"{small.variant} -> {variant}: a stage would lose blocks")
+    moved = {o: n for a, b in zip(old_stages, new_stages) for o, n in zip(a, b)}  # old -> new block
+
+    def renamed(name):
+        parts = name.split(".")
+        if parts[:2] == ["encoder", "blocks"]:
+            parts[2] = str(moved[int(parts[2])])
+        return ".".join(parts)
+
+    old = {renamed(k): v for k, v in small.state_dict().items()}
     modules = dict(big.named_modules())
     for name, tensor in big.state_dict().items():
         if name not in old:
@@ -301,7 +349,7 @@ def grow(small: SubjectNet, variant: str) -> SubjectNet:
                 and tensor.shape[1] > src.shape[1]):
             tensor[:src.shape[0], src.shape[1]:] = 0
         tensor[tuple(slice(0, n) for n in src.shape)] = src
-    for i in range(len(small.encoder.blocks), len(big.encoder.blocks)):
+    for i in sorted(set(range(len(big.encoder.blocks))) - set(moved.values())):
         block = big.encoder.blocks[i]
         if not block.residual:
             raise ValueError(f"new block {i} must be residual to start as an identity")
@@ -315,8 +363,9 @@ if __name__ == "__main__":
         params = sum(p.numel() for p in m.parameters())
         flops = ", ".join(f"{2 * count_macs(m, s) / 1e9:.3f} GFLOP at {s}x{s}" for s in (256, 320))
         print(f"{variant}: {flops}, params {params / 1e6:.3f} M")
-    small = SubjectNet("s").eval()
     x = torch.rand(2, 3, 256, 256)
-    big = grow(small, "m").eval()
-    with torch.no_grad():
-        print(f"grow s -> m: max |d| {float((small(x) - big(x)).abs().max()):.2e}")
+    for a, b in (("s", "m"), ("m", "l"), ("s", "l")):
+        small = SubjectNet(a).eval()
+        big = grow(small, b).eval()
+        with torch.no_grad():
+            print(f"grow {a} -> {b}: max |d| {float((small(x) - big(x)).abs().max()):.2e}")
