@@ -49,21 +49,17 @@ public enum Parallel {
             }
             team = current
         case .none:
-            let perPart = (count + parts - 1) / parts
+            let split = PartSplit(count: count, parts: parts)
             withoutActuallyEscaping(body) { body in
                 // The parts touch disjoint ranges by contract; the wrapper is where that is trusted.
                 nonisolated(unsafe) let body = body
-                DispatchQueue.concurrentPerform(iterations: parts) { part in
-                    let start = part * perPart
-                    let end = min(start + perPart, count)
-                    if start < end { body(start ..< end) }
-                }
+                DispatchQueue.concurrentPerform(iterations: parts) { split.run(part: $0, body) }
             }
             return
         }
         let teamParts = min(parts, Team.maximumParts)
         withoutActuallyEscaping(body) { body in
-            team.run(count: count, parts: teamParts, perPart: (count + teamParts - 1) / teamParts, body)
+            team.run(PartSplit(count: count, parts: teamParts), parts: teamParts, body)
         }
     }
 
