@@ -53,14 +53,12 @@ public enum Parallel {
             withoutActuallyEscaping(body) { body in
                 // The parts touch disjoint ranges by contract; the wrapper is where that is trusted.
                 nonisolated(unsafe) let body = body
-                DispatchQueue.concurrentPerform(iterations: parts) { split.run(part: $0, body) }
+                DispatchQueue.concurrentPerform(iterations: split.parts) { split.run(part: $0, body) }
             }
             return
         }
-        let teamParts = min(parts, Team.maximumParts)
-        withoutActuallyEscaping(body) { body in
-            team.run(PartSplit(count: count, parts: teamParts), parts: teamParts, body)
-        }
+        let split = PartSplit(count: count, parts: min(parts, Team.maximumParts))
+        withoutActuallyEscaping(body) { body in team.run(split, body) }
     }
 
     /// Runs `body` on the calling thread with a team of `threads − 1` helper threads standing by:

@@ -4,13 +4,16 @@
 struct PartSplit {
     /// Items in all parts together.
     let count: Int
+    /// Parts (the trailing ones may be empty when `count` is small).
+    let parts: Int
     /// Items in every part but the last (non-empty) one.
     let perPart: Int
 
-    /// Splits `0..<count` into at most `parts` (≥ 1) ranges.
+    /// Splits `0..<count` into `parts` (≥ 1) ranges.
     init(count: Int, parts: Int) {
         precondition(parts >= 1, "a split has at least one part, not \(parts)")
         self.count = count
+        self.parts = parts
         perPart = (count + parts - 1) / parts
     }
 

@@ -40,10 +40,11 @@ final class Team: @unchecked Sendable {
     /// True while the calling thread runs a job (calling thread only): a job's body is set for its length.
     var isRunningJob: Bool { body != nil }
 
-    /// Runs `body` over the `parts` ranges of `split`, on the calling thread and whichever helpers
-    /// claim parts; returns once every part has run. Called only by the thread that owns the team.
-    func run(_ split: PartSplit, parts: Int, _ body: @escaping (Range<Int>) -> Void) {
-        precondition(parts >= 1 && parts <= Self.maximumParts, "a team job has 1...\(Self.maximumParts) parts, not \(parts)")
+    /// Runs `body` over the ranges of `split`, on the calling thread and whichever helpers claim
+    /// parts; returns once every part has run. Called only by the thread that owns the team.
+    func run(_ split: PartSplit, _ body: @escaping (Range<Int>) -> Void) {
+        let parts = split.parts
+        precondition(parts <= Self.maximumParts, "a team job has 1...\(Self.maximumParts) parts, not \(parts)")
         precondition(!isRunningJob, "a team runs one job at a time; nested calls run on the calling thread")
         self.body = body
         self.split = split
