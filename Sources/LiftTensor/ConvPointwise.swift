@@ -91,7 +91,7 @@ func runPointwise(_ g: ConvGeometry, sources: UnsafeBufferPointer<ConvSource>, o
 /// short, at the last pixel), each at most about `pointwiseBandPixels`. With the ceil-div split of
 /// bands × chunks every part gets whole bands and the parts' pixel counts differ by at most one
 /// quantum: a 16×16 map in 8-pixel tiles splits 128 : 128 on 2 threads (96-pixel bands gave 3 items,
-/// 192 : 64), an 8×8 map 32 : 32 (one item before).
+/// 192 : 64), an 8×8 map in 6-pixel tiles 30 : 34 (one item before).
 private struct PointwiseBands {
     let pixels: Int
     let quantum: Int
@@ -187,8 +187,9 @@ private func pointwiseChunk<let A: Int>(_ job: PointwiseJob, _ start: Int, _ end
 private func pointwiseChunk<let K: Int, let A: Int>(_ job: PointwiseJob, _ start: Int, _ end: Int, _ block: Int,
                                                     width: Int, half: Bool, _: Depth<K>.Type, _: Epilogue<A>.Type) {
     // (`pointwiseTilePixels` mirrors this switch.) At most 24 accumulators (fewer with relu6 /
-    // hardswish, whose constants and temporaries need registers) and at most 8 pixels: larger tiles kept their accumulators on the stack in the
-    // generated code (12- and 16-pixel tiles: the accumulator array's initialiser was not inlined).
+    // hardswish, whose constants and temporaries need registers) and at most 8 pixels: larger tiles
+    // kept their accumulators on the stack in the generated code (12- and 16-pixel tiles: the
+    // accumulator array's initialiser was not inlined).
     switch (width, half) {
     case (4, false) where A <= 1: pointwiseBand(job, start, end, block, PointwiseTile<K, 6, 4, 0, A>.self)
     case (4, false): pointwiseBand(job, start, end, block, PointwiseTile<K, 4, 4, 0, A>.self)
