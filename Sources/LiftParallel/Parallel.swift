@@ -49,22 +49,16 @@ public enum Parallel {
             }
             team = current
         case .none:
-            let perPart = (count + parts - 1) / parts
+            let split = PartSplit(count: count, parts: parts)
             withoutActuallyEscaping(body) { body in
                 // The parts touch disjoint ranges by contract; the wrapper is where that is trusted.
                 nonisolated(unsafe) let body = body
-                DispatchQueue.concurrentPerform(iterations: parts) { part in
-                    let start = part * perPart
-                    let end = min(start + perPart, count)
-                    if start < end { body(start ..< end) }
-                }
+                DispatchQueue.concurrentPerform(iterations: split.parts) { split.run(part: $0, body) }
             }
             return
         }
-        let teamParts = min(parts, Team.maximumParts)
-        withoutActuallyEscaping(body) { body in
-            team.run(count: count, parts: teamParts, perPart: (count + teamParts - 1) / teamParts, body)
-        }
+        let split = PartSplit(count: count, parts: min(parts, Team.maximumParts))
+        withoutActuallyEscaping(body) { body in team.run(split, body) }
     }
 
     /// Runs `body` on the calling thread with a team of `threads − 1` helper threads standing by:

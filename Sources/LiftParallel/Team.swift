@@ -34,22 +34,20 @@ final class Team: @unchecked Sendable {
 
     // The current job; written by the calling thread only while no part of any job is claimed.
     private var body: ((Range<Int>) -> Void)?
-    private var count = 0
-    private var perPart = 0
+    private var split = PartSplit(count: 0, parts: 1)
     /// The generation of the last job (calling thread only).
     private var generation = 0
     /// True while the calling thread runs a job (calling thread only): a job's body is set for its length.
     var isRunningJob: Bool { body != nil }
 
-    /// Runs `body` over `0..<count` split into `parts` contiguous ranges of `perPart` items (the last
-    /// one shorter), on the calling thread and whichever helpers claim parts; returns once every part
-    /// has run. Called only by the thread that owns the team.
-    func run(count: Int, parts: Int, perPart: Int, _ body: @escaping (Range<Int>) -> Void) {
-        precondition(parts >= 1 && parts <= Self.maximumParts, "a team job has 1...\(Self.maximumParts) parts, not \(parts)")
+    /// Runs `body` over the ranges of `split`, on the calling thread and whichever helpers claim
+    /// parts; returns once every part has run. Called only by the thread that owns the team.
+    func run(_ split: PartSplit, _ body: @escaping (Range<Int>) -> Void) {
+        let parts = split.parts
+        precondition(parts <= Self.maximumParts, "a team job has 1...\(Self.maximumParts) parts, not \(parts)")
         precondition(!isRunningJob, "a team runs one job at a time; nested calls run on the calling thread")
         self.body = body
-        self.count = count
-        self.perPart = perPart
+        self.split = split
         finishedByHelpers.store(0, ordering: .relaxed)
         generation = (generation &+ 1) & 0x7F_FFFF
         let published = generation << 40 | parts << 32
@@ -57,7 +55,7 @@ final class Team: @unchecked Sendable {
         if sleepers.load(ordering: .sequentiallyConsistent) > 0 { wakeAll() }
         var mine = 0
         while let part = claim(generation: generation, preferring: 0) {
-            runPart(part, body: body)
+            split.run(part: part, body)
             mine += 1
         }
         // Every part is claimed; wait for the ones helpers still run.
@@ -115,13 +113,7 @@ final class Team: @unchecked Sendable {
     @inline(never)
     private func runClaimedPart(_ part: Int) {
         guard let body else { preconditionFailure("a claimed part of a team job has a body") }
-        runPart(part, body: body)
-    }
-
-    @inline(__always)
-    private func runPart(_ part: Int, body: (Range<Int>) -> Void) {
-        let start = part * perPart, end = min(start + perPart, count)
-        if start < end { body(start ..< end) }
+        split.run(part: part, body)
     }
 
     /// The generation of the next job after `generation`, or nil once the region has ended.

@@ -32,8 +32,8 @@ private struct PointwiseJob {
     let activation: Activation
 }
 
-/// Pixels per work item; a multiple of every tile's `P`, so the split never changes which tile computes a pixel.
-private let pointwiseBand = 96
+/// Most pixels in a band of work (about 96: large maps keep the band the kernel was tuned with).
+private let pointwiseBandPixels = 96
 
 /// True when `runPointwise` can run a convolution of this geometry (packed `.blocked`): dense 1×1
 /// stride 1 unpadded, with a multiple of 8 output channels (at least 16).
@@ -45,7 +45,9 @@ func pointwiseCan(_ g: ConvGeometry) -> Bool {
 /// channel concatenation of `sources` (one or more tensors of the same N, H, W).
 ///
 /// Output channels are split into chunks of 4, then 2, then 1 blocks of 16; a trailing 8 channels
-/// are a half block in the last chunk. Work items are 96-pixel bands × chunks, row-major.
+/// are a half block in the last chunk. Pixels are split into bands of about 96, work items are
+/// bands × chunks, row-major (see `PointwiseBands`). Every output is the same sum whatever tile or
+/// band computes it, so results are bit-identical for any split.
 func runPointwise(_ g: ConvGeometry, sources: UnsafeBufferPointer<ConvSource>, output: UnsafeMutablePointer<Float>, threads: Int) {
     precondition(pointwiseCan(g), "the pointwise kernel needs a dense 1×1 stride-1 unpadded convolution with 16, 24, 32… outputs")
     let pixels = g.batch * g.inputHeight * g.inputWidth
@@ -53,16 +55,23 @@ func runPointwise(_ g: ConvGeometry, sources: UnsafeBufferPointer<ConvSource>, o
     let half = cout % vectorWidth != 0, fullBlocks = cout / vectorWidth
     let fours = fullBlocks / 4, two = fullBlocks % 4 >= 2, one = fullBlocks % 2 == 1
     let chunks = fours + (two ? 1 : 0) + (one ? 1 : 0)
-    let bands = (pixels + pointwiseBand - 1) / pointwiseBand
     precondition(sources.reduce(0) { $0 + $1.channels } == g.inputChannels, "the sources must hold the input channels")
     let job = PointwiseJob(sources: sources, input: sources[0].data, output: output, weights: g.packed.weights, bias: g.packed.bias,
                            depth: g.inputChannels, outputChannels: cout, blockStride: g.packed.blockStride,
                            activation: g.activation)
-    let flopsPerItem = 2 * pointwiseBand * min(fullBlocks, 4) * vectorWidth * g.inputChannels
-    Parallel.forEach(count: bands * chunks, threads: threads,
-                     minimumPerPart: WorkGate.minimumItems(flopsPerItem: flopsPerItem)) { range in
+    // Band edges fall on multiples of every chunk's tile, so that no tile is cut short.
+    var quantum = 1
+    for chunk in 0 ..< chunks {
+        let width = chunk < fours ? 4 : (two && chunk == fours ? 2 : 1)
+        quantum = leastCommonMultiple(quantum, pointwiseTilePixels(width: width, half: half && chunk == chunks - 1,
+                                                                   activation: g.activation))
+    }
+    let bands = PointwiseBands(pixels: pixels, quantum: quantum, threads: threads,
+                               flopsPerQuantum: 2 * quantum * cout * g.inputChannels)
+    let items = bands.count * chunks
+    Parallel.forEach(count: items, threads: bands.parts, minimumPerPart: items / bands.parts) { range in
         for item in range {
-            let start = (item / chunks) &* pointwiseBand, end = min(start &+ pointwiseBand, pixels)
+            let (start, end) = bands.pixels(item / chunks)
             let chunk = item % chunks, last = chunk == chunks &- 1
             let width: Int, block: Int
             if chunk < fours {
@@ -75,6 +84,65 @@ func runPointwise(_ g: ConvGeometry, sources: UnsafeBufferPointer<ConvSource>, o
             pointwiseChunk(job, start, end, block, width: width, half: half && last)
         }
     }
+}
+
+/// How `runPointwise` cuts N·H·W pixels into bands: `count` bands, a multiple of the `parts` the
+/// work is split into, of nearly equal whole multiples of `quantum` pixels (the last band may end
+/// short, at the last pixel), each at most about `pointwiseBandPixels`. With the ceil-div split of
+/// bands × chunks every part gets whole bands and the parts' pixel counts differ by at most one
+/// quantum: a 16×16 map in 8-pixel tiles splits 128 : 128 on 2 threads (96-pixel bands gave 3 items,
+/// 192 : 64), an 8×8 map in 6-pixel tiles 30 : 34 (one item before).
+private struct PointwiseBands {
+    let pixels: Int
+    let quantum: Int
+    /// Quanta in all pixels (the last one may be partial).
+    let quanta: Int
+    /// Parallel parts (≥ 1) the bands are made for.
+    let parts: Int
+    /// Bands (a multiple of `parts`).
+    let count: Int
+
+    init(pixels: Int, quantum: Int, threads: Int, flopsPerQuantum: Int) {
+        self.pixels = pixels
+        self.quantum = quantum
+        quanta = (pixels + quantum - 1) / quantum
+        parts = WorkGate.parts(threads: threads, items: quanta, flopsPerItem: flopsPerQuantum)
+        let quantaPerBand = max(1, pointwiseBandPixels / quantum)
+        count = parts * ((quanta + parts * quantaPerBand - 1) / (parts * quantaPerBand))
+    }
+
+    /// Pixels `start ..< end` of band `band`.
+    @inline(__always)
+    func pixels(_ band: Int) -> (start: Int, end: Int) {
+        let first = band &* quanta / count, last = (band &+ 1) &* quanta / count
+        return (first &* quantum, min(last &* quantum, pixels))
+    }
+}
+
+/// The pixels of the tile `pointwiseChunk` runs for a chunk of `width` full blocks (and a half block
+/// when `half`) under `activation`; kept in step with its tile switch.
+private func pointwiseTilePixels(width: Int, half: Bool, activation: Activation) -> Int {
+    let epilogue: Int
+    switch activation {
+    case .none, .sigmoid: epilogue = 0
+    case .relu: epilogue = 1
+    case .relu6: epilogue = 2
+    case .hardswish: epilogue = 3
+    }
+    switch (width, half) {
+    case (4, false): return epilogue <= 1 ? 6 : 4
+    case (4, true): return 4
+    case (2, false): return epilogue <= 2 ? 8 : 6
+    case (2, true): return 6
+    default: return 8
+    }
+}
+
+/// The least common multiple of two positive integers.
+private func leastCommonMultiple(_ a: Int, _ b: Int) -> Int {
+    var x = a, y = b
+    while y != 0 { (x, y) = (y, x % y) }
+    return a / x * b
 }
 
 /// Pixels `start ..< end` of the chunk of `width` full blocks from `block`, plus the half block after
@@ -118,9 +186,10 @@ private func pointwiseChunk<let A: Int>(_ job: PointwiseJob, _ start: Int, _ end
 @inline(__always)
 private func pointwiseChunk<let K: Int, let A: Int>(_ job: PointwiseJob, _ start: Int, _ end: Int, _ block: Int,
                                                     width: Int, half: Bool, _: Depth<K>.Type, _: Epilogue<A>.Type) {
-    // At most 24 accumulators (fewer with relu6 / hardswish, whose constants and temporaries need
-    // registers) and at most 8 pixels: larger tiles kept their accumulators on the stack in the
-    // generated code (12- and 16-pixel tiles: the accumulator array's initialiser was not inlined).
+    // (`pointwiseTilePixels` mirrors this switch.) At most 24 accumulators (fewer with relu6 /
+    // hardswish, whose constants and temporaries need registers) and at most 8 pixels: larger tiles
+    // kept their accumulators on the stack in the generated code (12- and 16-pixel tiles: the
+    // accumulator array's initialiser was not inlined).
     switch (width, half) {
     case (4, false) where A <= 1: pointwiseBand(job, start, end, block, PointwiseTile<K, 6, 4, 0, A>.self)
     case (4, false): pointwiseBand(job, start, end, block, PointwiseTile<K, 4, 4, 0, A>.self)

@@ -37,6 +37,14 @@ public enum WorkGate {
         splitsAnyWork ? 1 : max(1, (Parallel.isInTeam ? teamFlopsPerPart : flopsPerPart) / max(flopsPerItem, 1))
     }
 
+    /// Parallel parts for `items` items of `flopsPerItem` FLOPs each on `threads` threads: as many as
+    /// `Parallel.forEach` makes with `minimumItems(flopsPerItem:)`, for kernels that shape their
+    /// work items to the part count (at least 1).
+    @inline(__always)
+    public static func parts(threads: Int, items: Int, flopsPerItem: Int) -> Int {
+        max(1, min(threads, items / minimumItems(flopsPerItem: flopsPerItem)))
+    }
+
     /// The `minimumPerPart` for items that read and write `bytesPerItem` bytes each (team figure
     /// inside a team).
     @inline(__always)

@@ -2,7 +2,8 @@ import LiftTensor
 import Synchronization
 import Testing
 
-@Test(arguments: [(0, 4), (1, 4), (7, 2), (7, 3), (100, 8), (5, 1)])
+/// Includes splits whose trailing parts are empty (5 items in 4 parts of 2: the fourth has none).
+@Test(arguments: [(0, 4), (1, 4), (7, 2), (7, 3), (100, 8), (5, 1), (5, 4)])
 func parallelForCoversEveryIndexOnce(count: Int, threads: Int) {
     let hits = Mutex([Int](repeating: 0, count: count))
     Parallel.forEach(count: count, threads: threads) { range in
