@@ -26,12 +26,20 @@ public enum Parallel {
     public static func forEach(count: Int, threads: Int = defaultThreads, minimumPerPart: Int = 1,
                                _ body: (Range<Int>) -> Void) {
         guard count > 0 else { return }
-        let parts = max(1, min(threads, count / max(minimumPerPart, 1)))
+        let parts = partCount(count: count, threads: threads, minimumPerPart: minimumPerPart)
         if parts == 1 {
             body(0 ..< count)
             return
         }
         forEach(count: count, parts: parts, body)
+    }
+
+    /// The number of parts `forEach(count:threads:minimumPerPart:)` splits `count` items into:
+    /// `min(threads, count / minimumPerPart)`, at least 1. Kernels that shape their work items to the
+    /// part count ask this first.
+    @inlinable
+    public static func partCount(count: Int, threads: Int, minimumPerPart: Int) -> Int {
+        max(1, min(threads, count / max(minimumPerPart, 1)))
     }
 
     /// Runs `parts` (≥ 2) ceil-div parts of `0..<count` on the current team or `concurrentPerform`.

@@ -42,7 +42,7 @@ public enum WorkGate {
     /// work items to the part count (at least 1).
     @inline(__always)
     public static func parts(threads: Int, items: Int, flopsPerItem: Int) -> Int {
-        max(1, min(threads, items / minimumItems(flopsPerItem: flopsPerItem)))
+        Parallel.partCount(count: items, threads: threads, minimumPerPart: minimumItems(flopsPerItem: flopsPerItem))
     }
 
     /// The `minimumPerPart` for items that read and write `bytesPerItem` bytes each (team figure
