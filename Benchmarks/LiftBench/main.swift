@@ -10,6 +10,7 @@ case "jpeg": runJPEGBench(rest)
 case "mask": runMaskBench(rest)
 case "mask-quality": runMaskQuality(rest)
 case "kernels": runKernelBench(arguments: rest)
+case "team": runTeamBench(rest)
 case "model": runModelBench(rest)
 case "person": try runPersonBench(rest)
 case "pipeline": runPipelineBench(rest)
@@ -22,6 +23,7 @@ default:
       mask DIR [--runs N]               connected components, guided filter, mask stage
       mask-quality …                    edge error against DUTS ground truth (Benchmarks/mask_quality.py)
       kernels [--json] [--filter NAME] [--buffers N]
+      team                              fixed cost of a two-part team job (µs)
       model [--size 320] [--runs 5] [--rounds 3] [--threads 1,2] [--profile]
       person [--runs N] [--profile]     person model latency (pair with Benchmarks/person_peer.py)
       pipeline JPEG PNG [--model M] [--threads 1,2] [--repeat N]

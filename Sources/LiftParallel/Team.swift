@@ -8,14 +8,17 @@ import Synchronization
 /// where `concurrentPerform` per call wakes and joins Dispatch workers (tens of microseconds here).
 ///
 /// Protocol: one atomic word holds the job's generation, its part count and a bit per claimed
-/// part. Any thread claims a part by a compare-and-swap on that word, so a part belongs to whoever
-/// gets it first and the calling thread never waits for a helper that has not arrived: with no
-/// helper at all it runs every part itself. Each thread first tries the part of its own index
-/// (the calling thread part 0, helper k part k), so consecutive ops split the same way keep each
-/// slice of the data on the core that produced it. A claim names its generation, so a helper that looked
-/// at an older job cannot take a part of a newer one; the job's body and split are written before
-/// its generation is published and read only by a thread holding a claimed part of it, and the
-/// calling thread rewrites them only after every part has finished.
+/// part. The calling thread publishes the job with part 0 already claimed (its own, no
+/// compare-and-swap on its critical path); any other part goes to whoever claims it first by a
+/// compare-and-swap on that word, so the calling thread never waits for a helper that has not
+/// arrived: with no helper at all it runs every part itself. A helper first tries the part of its
+/// own index (helper k part k), so consecutive ops split the same way keep each slice of the data
+/// on the core that produced it. A claim names its generation, so a helper that looked at an older
+/// job cannot take a part of a newer one; the job's body and split are written before its
+/// generation is published and read only by a thread holding a claimed part of it, and the calling
+/// thread rewrites them only after every part has finished. Helpers count finished parts on a
+/// counter of their own cache line that is never reset: the calling thread waits for it to reach
+/// the total it expects, so starting a job writes no line a helper wrote last except the job word.
 final class Team: @unchecked Sendable {
     /// Parallel parts a job may have at most (one bit each in the job word).
     static let maximumParts = 32
@@ -24,8 +27,13 @@ final class Team: @unchecked Sendable {
 
     /// `generation << 40 | parts << 32 | claimed-parts bits` (generation: 23 bits, wrapping).
     private let job = Atomic<Int>(0)
-    /// Parts of the current job finished by helpers.
+    /// Keeps `finishedByHelpers` off the job word's 64-byte cache line (stored properties are laid
+    /// out in declaration order).
+    private let padding = CacheLinePadding()
+    /// Parts finished by helpers over the team's life (never reset; 64 bits do not wrap).
     private let finishedByHelpers = Atomic<Int>(0)
+    /// The value `finishedByHelpers` has once the current job is done (calling thread only).
+    private var helperPartsExpected = 0
     /// Set when the region ends: helpers leave.
     private let ended = Atomic<Bool>(false)
     /// Helpers asleep (or about to sleep) on `wakeup`.
@@ -48,19 +56,20 @@ final class Team: @unchecked Sendable {
         precondition(!isRunningJob, "a team runs one job at a time; nested calls run on the calling thread")
         self.body = body
         self.split = split
-        finishedByHelpers.store(0, ordering: .relaxed)
         generation = (generation &+ 1) & 0x7F_FFFF
-        let published = generation << 40 | parts << 32
+        let published = generation << 40 | parts << 32 | 1  // part 0 claimed by this thread
         job.store(published, ordering: .sequentiallyConsistent)
         if sleepers.load(ordering: .sequentiallyConsistent) > 0 { wakeAll() }
-        var mine = 0
+        split.run(part: 0, body)
+        var mine = 1
         while let part = claim(generation: generation, preferring: 0) {
             split.run(part: part, body)
             mine += 1
         }
         // Every part is claimed; wait for the ones helpers still run.
+        helperPartsExpected += parts - mine
         var polls = 0
-        while finishedByHelpers.load(ordering: .acquiring) + mine < parts {
+        while finishedByHelpers.load(ordering: .acquiring) < helperPartsExpected {
             polls += 1
             if polls < 4096 { spinPause() } else { sched_yield() }
         }
@@ -144,6 +153,11 @@ final class Team: @unchecked Sendable {
         wakeup.broadcast()
         wakeup.unlock()
     }
+}
+
+/// 56 bytes of nothing: after an 8-byte atomic, puts the next stored property on the next 64-byte line.
+private struct CacheLinePadding {
+    var words: (Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0)
 }
 
 /// What the current thread is to a team: nothing, the owner (the thread that entered the region),

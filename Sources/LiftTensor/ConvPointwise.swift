@@ -55,6 +55,12 @@ func runPointwise(_ g: ConvGeometry, sources: UnsafeBufferPointer<ConvSource>, o
     let half = cout % vectorWidth != 0, fullBlocks = cout / vectorWidth
     let fours = fullBlocks / 4, two = fullBlocks % 4 >= 2, one = fullBlocks % 2 == 1
     let chunks = fours + (two ? 1 : 0) + (one ? 1 : 0)
+    /// Chunk `chunk`'s width in full blocks and its first block.
+    @inline(__always) func chunkBlocks(_ chunk: Int) -> (width: Int, block: Int) {
+        if chunk < fours { return (4, chunk &* 4) }
+        if two && chunk == fours { return (2, fours &* 4) }
+        return (1, fullBlocks &- 1)
+    }
     precondition(sources.reduce(0) { $0 + $1.channels } == g.inputChannels, "the sources must hold the input channels")
     let job = PointwiseJob(sources: sources, input: sources[0].data, output: output, weights: g.packed.weights, bias: g.packed.bias,
                            depth: g.inputChannels, outputChannels: cout, blockStride: g.packed.blockStride,
@@ -62,9 +68,8 @@ func runPointwise(_ g: ConvGeometry, sources: UnsafeBufferPointer<ConvSource>, o
     // Band edges fall on multiples of every chunk's tile, so that no tile is cut short.
     var quantum = 1
     for chunk in 0 ..< chunks {
-        let width = chunk < fours ? 4 : (two && chunk == fours ? 2 : 1)
-        quantum = leastCommonMultiple(quantum, pointwiseTilePixels(width: width, half: half && chunk == chunks - 1,
-                                                                   activation: g.activation))
+        quantum = leastCommonMultiple(quantum, pointwiseTilePixels(width: chunkBlocks(chunk).width, half: half && chunk == chunks - 1,
+                                                                   epilogue: pointwiseEpilogue(g.activation)))
     }
     let bands = PointwiseBands(pixels: pixels, quantum: quantum, threads: threads,
                                flopsPerQuantum: 2 * quantum * cout * g.inputChannels)
@@ -72,16 +77,8 @@ func runPointwise(_ g: ConvGeometry, sources: UnsafeBufferPointer<ConvSource>, o
     Parallel.forEach(count: items, threads: bands.parts, minimumPerPart: items / bands.parts) { range in
         for item in range {
             let (start, end) = bands.pixels(item / chunks)
-            let chunk = item % chunks, last = chunk == chunks &- 1
-            let width: Int, block: Int
-            if chunk < fours {
-                width = 4; block = chunk &* 4
-            } else if two && chunk == fours {
-                width = 2; block = fours &* 4
-            } else {
-                width = 1; block = fullBlocks &- 1
-            }
-            pointwiseChunk(job, start, end, block, width: width, half: half && last)
+            let chunk = item % chunks, (width, block) = chunkBlocks(chunk)
+            pointwiseChunk(job, start, end, block, width: width, half: half && chunk == chunks &- 1)
         }
     }
 }
@@ -119,22 +116,31 @@ private struct PointwiseBands {
     }
 }
 
-/// The pixels of the tile `pointwiseChunk` runs for a chunk of `width` full blocks (and a half block
-/// when `half`) under `activation`; kept in step with its tile switch.
-private func pointwiseTilePixels(width: Int, half: Bool, activation: Activation) -> Int {
-    let epilogue: Int
+/// The pointwise tiles' epilogue for `activation`: 0 none (also sigmoid, applied to the stored
+/// sums afterwards), 1 ReLU, 2 ReLU6, 3 hard-swish.
+@inline(__always)
+private func pointwiseEpilogue(_ activation: Activation) -> Int {
     switch activation {
-    case .none, .sigmoid: epilogue = 0
-    case .relu: epilogue = 1
-    case .relu6: epilogue = 2
-    case .hardswish: epilogue = 3
+    case .none, .sigmoid: 0
+    case .relu: 1
+    case .relu6: 2
+    case .hardswish: 3
     }
+}
+
+/// The pixels of the tile for a chunk of `width` full blocks (plus a half block when `half`) with
+/// epilogue `epilogue`: the one tile-size rule, used to pick the tile and to cut bands on tile
+/// edges. At most 24 accumulators (fewer with ReLU6 / hard-swish, whose constants and temporaries
+/// need registers) and at most 8 pixels: larger tiles kept their accumulators on the stack in the
+/// generated code (12- and 16-pixel tiles: the accumulator array's initialiser was not inlined).
+@inline(__always)
+private func pointwiseTilePixels(width: Int, half: Bool, epilogue: Int) -> Int {
     switch (width, half) {
-    case (4, false): return epilogue <= 1 ? 6 : 4
-    case (4, true): return 4
-    case (2, false): return epilogue <= 2 ? 8 : 6
-    case (2, true): return 6
-    default: return 8
+    case (4, false): epilogue <= 1 ? 6 : 4
+    case (4, true): 4
+    case (2, false): epilogue <= 2 ? 8 : 6
+    case (2, true): 6
+    default: 8
     }
 }
 
@@ -151,13 +157,13 @@ private func leastCommonMultiple(_ a: Int, _ b: Int) -> Int {
 /// stored sums afterwards, with the same bits as in a tile.
 @inline(__always)
 private func pointwiseChunk(_ job: PointwiseJob, _ start: Int, _ end: Int, _ block: Int, width: Int, half: Bool) {
-    switch job.activation {
-    case .none: pointwiseChunk(job, start, end, block, width: width, half: half, Epilogue<0>.self)
-    case .relu: pointwiseChunk(job, start, end, block, width: width, half: half, Epilogue<1>.self)
-    case .relu6: pointwiseChunk(job, start, end, block, width: width, half: half, Epilogue<2>.self)
-    case .hardswish: pointwiseChunk(job, start, end, block, width: width, half: half, Epilogue<3>.self)
-    case .sigmoid:
-        pointwiseChunk(job, start, end, block, width: width, half: half, Epilogue<0>.self)
+    switch pointwiseEpilogue(job.activation) {
+    case 1: pointwiseChunk(job, start, end, block, width: width, half: half, Epilogue<1>.self)
+    case 2: pointwiseChunk(job, start, end, block, width: width, half: half, Epilogue<2>.self)
+    case 3: pointwiseChunk(job, start, end, block, width: width, half: half, Epilogue<3>.self)
+    default: pointwiseChunk(job, start, end, block, width: width, half: half, Epilogue<0>.self)
+    }
+    if job.activation == .sigmoid {
         let first = block &* vectorWidth
         let count = min(job.outputChannels &- first, (width &+ (half ? 1 : 0)) &* vectorWidth)
         for px in start ..< end {
@@ -186,19 +192,19 @@ private func pointwiseChunk<let A: Int>(_ job: PointwiseJob, _ start: Int, _ end
 @inline(__always)
 private func pointwiseChunk<let K: Int, let A: Int>(_ job: PointwiseJob, _ start: Int, _ end: Int, _ block: Int,
                                                     width: Int, half: Bool, _: Depth<K>.Type, _: Epilogue<A>.Type) {
-    // (`pointwiseTilePixels` mirrors this switch.) At most 24 accumulators (fewer with relu6 /
-    // hardswish, whose constants and temporaries need registers) and at most 8 pixels: larger tiles
-    // kept their accumulators on the stack in the generated code (12- and 16-pixel tiles: the
-    // accumulator array's initialiser was not inlined).
-    switch (width, half) {
-    case (4, false) where A <= 1: pointwiseBand(job, start, end, block, PointwiseTile<K, 6, 4, 0, A>.self)
-    case (4, false): pointwiseBand(job, start, end, block, PointwiseTile<K, 4, 4, 0, A>.self)
-    case (4, true): pointwiseBand(job, start, end, block, PointwiseTile<K, 4, 4, 1, A>.self)
-    case (2, false) where A <= 2: pointwiseBand(job, start, end, block, PointwiseTile<K, 8, 2, 0, A>.self)
-    case (2, false): pointwiseBand(job, start, end, block, PointwiseTile<K, 6, 2, 0, A>.self)
-    case (2, true): pointwiseBand(job, start, end, block, PointwiseTile<K, 6, 2, 1, A>.self)
-    case (_, false): pointwiseBand(job, start, end, block, PointwiseTile<K, 8, 1, 0, A>.self)
-    case (_, true): pointwiseBand(job, start, end, block, PointwiseTile<K, 8, 1, 1, A>.self)
+    // The tile's pixel count comes from the one rule (`pointwiseTilePixels`); this switch only
+    // names the tile type for each (width, half block, pixels) it can answer.
+    switch (width, half, pointwiseTilePixels(width: width, half: half, epilogue: A)) {
+    case (4, false, 6): pointwiseBand(job, start, end, block, PointwiseTile<K, 6, 4, 0, A>.self)
+    case (4, false, 4): pointwiseBand(job, start, end, block, PointwiseTile<K, 4, 4, 0, A>.self)
+    case (4, true, 4): pointwiseBand(job, start, end, block, PointwiseTile<K, 4, 4, 1, A>.self)
+    case (2, false, 8): pointwiseBand(job, start, end, block, PointwiseTile<K, 8, 2, 0, A>.self)
+    case (2, false, 6): pointwiseBand(job, start, end, block, PointwiseTile<K, 6, 2, 0, A>.self)
+    case (2, true, 6): pointwiseBand(job, start, end, block, PointwiseTile<K, 6, 2, 1, A>.self)
+    case (1, false, 8): pointwiseBand(job, start, end, block, PointwiseTile<K, 8, 1, 0, A>.self)
+    case (1, true, 8): pointwiseBand(job, start, end, block, PointwiseTile<K, 8, 1, 1, A>.self)
+    case let (width, half, pixels):
+        preconditionFailure("no pointwise tile of \(pixels) pixels for \(width) blocks (half block: \(half))")
     }
 }
 
