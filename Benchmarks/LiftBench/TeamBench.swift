@@ -1,11 +1,16 @@
 // lift-bench team: the fixed cost of a two-part team job (Parallel.withTeam + Parallel.forEach).
 import Foundation
 import LiftTensor
+import Synchronization
 
-/// For jobs of W µs of FMA work split into two equal parts, prints the 1-thread time, the 2-thread
+/// Prints the one-way latency of a cache-line handoff between two threads (half a ping-pong round
+/// trip on one atomic word, best of several runs): the floor under publishing a job and under
+/// reporting it finished. Then, for jobs of W µs of FMA work split into two equal parts, prints the 1-thread time, the 2-thread
 /// time in a standing team and the fixed cost C = t₂ − t₁/2 (what a job pays beyond perfect
 /// halving: publishing it, the helper seeing it, reporting back). W = 0 is the bare round trip.
 func runTeamBench(_ arguments: [String]) {
+    let oneWay = (0 ..< 5).map { _ in pingPongOneWaySeconds(roundTrips: 100_000) }.min() ?? .nan
+    print(String(format: "cross-thread handoff (half a ping-pong round trip): %.0f ns", oneWay * 1e9))
     let sums = UnsafeMutablePointer<Float>.allocate(capacity: 2 * 16)  // one 64-byte line per part
     defer { sums.deallocate() }
     // fmaLoop does 12 × 16 FMAs per iteration; calibrate iterations per µs on this core.
@@ -29,3 +34,19 @@ func runTeamBench(_ arguments: [String]) {
     }
     if sums[0].isNaN { print("FMA loop produced NaN") }  // keeps the loops' results alive
 }
+
+/// Two threads take turns on one atomic word (odd values: the other thread's turn); the wall time of
+/// `roundTrips` round trips over 2·`roundTrips` is one handoff.
+private func pingPongOneWaySeconds(roundTrips: Int) -> Double {
+    let word = Atomic<Int>(0)
+    let start = wallSeconds()
+    DispatchQueue.concurrentPerform(iterations: 2) { side in
+        for trip in 0 ..< roundTrips {
+            let mine = 2 &* trip &+ side, next = mine &+ 1
+            while word.load(ordering: .acquiring) != mine {}
+            word.store(next, ordering: .releasing)
+        }
+    }
+    return (wallSeconds() - start) / Double(2 * roundTrips)
+}
+
