@@ -3,7 +3,7 @@
 Recipe: BCE + soft-IoU loss on the final and every side output; AdamW; linear warm-up then one
 iteration-based cosine decay meant to span several sessions; EMA of the weights; validation
 (MAE, max-F beta^2 = 0.3 on the fixed 500 DUTS-TE pairs, model and EMA) after every epoch.
-Writes to --out (default Tools/checkpoints/subject/, ignored by git):
+Writes to --out (default Tools/checkpoints/subject/, or the folder of the --resume checkpoint; ignored by git):
   last.pt        full state (model, EMA, optimiser, step, schedule), every --ckpt-minutes
   best.pt        the weights (model or EMA, whichever scored) with the lowest validation MAE
   log.jsonl      one line per epoch; train.log the console log
@@ -38,19 +38,21 @@ from subject_model import SubjectNet, count_macs, grow, variant_of  # noqa: E402
 REPO = Path(__file__).resolve().parent.parent
 # Flags a --resume takes from the checkpoint's run unless given again (the schedule's own numbers,
 # warm-up, base learning rate and length, are in the checkpoint itself).
-RECIPE_ARGS = ("size", "batch", "wd", "ema", "zoom_out_p", "val_size", "val_every", "seed",
+RECIPE_ARGS = ("size", "batch", "wd", "ema", "zoom_out_p", "val_size", "val_every", "seed", "bg_weight",
                "init", "person_init", "grow_from", "variant")  # the last four: where the run began
 
 
-def loss_fn(outputs, target):
+def loss_fn(outputs, target, bg_weight=1.0):
     """Sum over outputs (final weight 1, sides 0.5) of BCE + soft IoU, per image averaged; side
-    outputs are scored against the target area-downsampled to their size."""
+    outputs are scored against the target area-downsampled to their size. `bg_weight` scales the
+    BCE of background pixels (weight bg_weight * (1 - t) + t), so > 1 costs false foreground more."""
     total = 0.0
     for i, logits in enumerate(outputs):
         t = target
         if logits.shape[-2:] != target.shape[-2:]:
             t = F.interpolate(target, size=logits.shape[-2:], mode="area")
-        bce = F.binary_cross_entropy_with_logits(logits, t)
+        weight = None if bg_weight == 1.0 else bg_weight * (1 - t) + t
+        bce = F.binary_cross_entropy_with_logits(logits, t, weight=weight)
         p = torch.sigmoid(logits)
         inter = (p * t).sum(dim=(1, 2, 3))
         union = (p + t - p * t).sum(dim=(1, 2, 3))
@@ -113,7 +115,8 @@ def git_commit():
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", default=str(REPO / "Tools/checkpoints/subject"))
+    ap.add_argument("--out", help="checkpoint folder (default: the --resume checkpoint's folder, "
+                                  "else Tools/checkpoints/subject)")
     ap.add_argument("--resume", help="a last.pt: continue model, EMA, optimiser, step and schedule")
     ap.add_argument("--init", help="exported .safetensors to start from (fresh optimiser)")
     ap.add_argument("--person-init", help="person model .safetensors to initialise the encoder")
@@ -121,6 +124,8 @@ def main():
     ap.add_argument("--grow-from", help="a best.pt/last.pt of a smaller variant to grow into --variant")
     ap.add_argument("--zoom-out-p", type=float, default=0.35,
                     help="share of training views pasted smaller on their own blurred surroundings")
+    ap.add_argument("--bg-weight", type=float, default=1.0,
+                    help="BCE weight of background pixels (> 1 costs false foreground more)")
     ap.add_argument("--size", type=int, default=256)
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--lr", type=float, default=2e-3)
@@ -138,6 +143,8 @@ def main():
     ap.add_argument("--max-hours", type=float, default=1e9, help="stop (with a checkpoint) after this")
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args()
+    if a.out is None:
+        a.out = str(Path(a.resume).parent if a.resume else REPO / "Tools/checkpoints/subject")
 
     def pick_threads():
         if a.threads != "auto":
@@ -224,7 +231,7 @@ def main():
         wait_win += time.time() - t0
         xt = torch.from_numpy(x).permute(0, 3, 1, 2)  # NHWC memory = channels_last
         yt = torch.from_numpy(y).permute(0, 3, 1, 2)
-        loss = loss_fn(model(xt), yt)
+        loss = loss_fn(model(xt), yt, a.bg_weight)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
