@@ -5,9 +5,10 @@ import Synchronization
 
 /// Prints the one-way latency of a cache-line handoff between two threads (half a ping-pong round
 /// trip on one atomic word, best of several runs): the floor under publishing a job and under
-/// reporting it finished. Then, for jobs of W µs of FMA work split into two equal parts, prints the 1-thread time, the 2-thread
-/// time in a standing team and the fixed cost C = t₂ − t₁/2 (what a job pays beyond perfect
-/// halving: publishing it, the helper seeing it, reporting back). W = 0 is the bare round trip.
+/// reporting it finished. Then, for jobs of W µs of FMA work split into two equal parts, the
+/// 1-thread time, the 2-thread time in a standing team and the fixed cost C = t₂ − t₁/2 (what a job
+/// pays beyond perfect halving: publishing it, the helper seeing it, reporting back). At W = 0 the
+/// calling thread runs both empty parts before a helper sees the job (no handoff at all).
 func runTeamBench(_ arguments: [String]) {
     let oneWay = (0 ..< 5).map { _ in pingPongOneWaySeconds(roundTrips: 100_000) }.min() ?? .nan
     print(String(format: "cross-thread handoff (half a ping-pong round trip): %.0f ns", oneWay * 1e9))
