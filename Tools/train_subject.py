@@ -181,6 +181,7 @@ def main():
         total_steps = ckpt["total_steps"]
         if "--total-epochs" in sys.argv:
             total_steps = int(a.total_epochs * steps_per_epoch)
+        a.total_epochs = total_steps / steps_per_epoch  # so that logs and checkpoints show the schedule in use
     else:
         total_steps = int(a.total_epochs * steps_per_epoch)
         model = SubjectNet(a.variant)
@@ -241,7 +242,7 @@ def main():
         loss_win += loss.item()
         if step % 50 == 0:
             dt = time.time() - t_win
-            log(f"step {step} epoch {step / steps_per_epoch:.2f} loss {loss_win / 50:.4f} lr {lr:.2e} "
+            log(f"step {step} epoch {step / steps_per_epoch:.2f} loss {loss_win * a.batch / n_win:.4f} lr {lr:.2e} "
                 f"{n_win / dt:.1f} img/s (data wait {100 * wait_win / dt:.0f}%) "
                 f"load {os.getloadavg()[0]:.1f} threads {torch.get_num_threads()}")
             t_win, n_win, loss_win, wait_win = time.time(), 0, 0.0, 0.0
