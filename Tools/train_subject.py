@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import signal
 import subprocess
@@ -26,77 +25,19 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import torch
-import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from duts_data import TrainBatches, load_split  # noqa: E402
 from eval_subject import predict_torch, sod_metrics  # noqa: E402
 from subject_model import SubjectNet, count_macs, grow, variant_of  # noqa: E402
+from training_recipe import EMA, loss_fn, lr_at, param_groups  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 # Flags a --resume takes from the checkpoint's run unless given again (the schedule's own numbers,
 # warm-up, base learning rate and length, are in the checkpoint itself).
 RECIPE_ARGS = ("size", "batch", "wd", "ema", "zoom_out_p", "val_size", "val_every", "seed", "bg_weight",
                "init", "person_init", "grow_from", "variant")  # the last four: where the run began
-
-
-def loss_fn(outputs, target, bg_weight=1.0):
-    """Sum over outputs (final weight 1, sides 0.5) of BCE + soft IoU, per image averaged; side
-    outputs are scored against the target area-downsampled to their size. `bg_weight` scales the
-    BCE of background pixels (weight bg_weight * (1 - t) + t), so > 1 costs false foreground more."""
-    total = 0.0
-    for i, logits in enumerate(outputs):
-        t = target
-        if logits.shape[-2:] != target.shape[-2:]:
-            t = F.interpolate(target, size=logits.shape[-2:], mode="area")
-        weight = None if bg_weight == 1.0 else bg_weight * (1 - t) + t
-        bce = F.binary_cross_entropy_with_logits(logits, t, weight=weight)
-        p = torch.sigmoid(logits)
-        inter = (p * t).sum(dim=(1, 2, 3))
-        union = (p + t - p * t).sum(dim=(1, 2, 3))
-        iou = (1 - (inter + 1) / (union + 1)).mean()
-        total = total + (1.0 if i == 0 else 0.5) * (bce + iou)
-    return total
-
-
-def lr_at(step, base, warmup, total, floor=0.01):
-    if step < warmup:
-        return base * (step + 1) / warmup
-    t = min(1.0, (step - warmup) / max(1, total - warmup))
-    return base * (floor + (1 - floor) * 0.5 * (1 + math.cos(math.pi * t)))
-
-
-class EMA:
-    """Exponential moving average of parameters and of BatchNorm running statistics (so the
-    statistics match the averaged weights, as timm's ModelEmaV2 does), decay ramped up early."""
-
-    def __init__(self, model, decay):
-        self.model = SubjectNet(model.variant).to(memory_format=torch.channels_last)
-        self.model.load_state_dict(model.state_dict())
-        self.model.eval()
-        self.decay = decay
-        for p in self.model.parameters():
-            p.requires_grad_(False)
-
-    @torch.no_grad()
-    def update(self, model, step):
-        d = min(self.decay, (1 + step) / (10 + step))
-        ema_p = list(self.model.parameters())
-        torch._foreach_lerp_(ema_p, [p.detach() for p in model.parameters()], 1 - d)
-        for eb, b in zip(self.model.buffers(), model.buffers()):
-            if eb.is_floating_point():
-                eb.lerp_(b, 1 - d)
-            else:
-                eb.copy_(b)
-
-
-def param_groups(model, wd):
-    decay, no_decay = [], []
-    for name, p in model.named_parameters():
-        (decay if p.ndim == 4 else no_decay).append(p)
-    return [{"params": decay, "weight_decay": wd}, {"params": no_decay, "weight_decay": 0.0}]
 
 
 def atomic_save(obj, path: Path):

@@ -1,0 +1,159 @@
+"""Trains the subject model on a lent GPU for a fixed wall-clock budget (the `device` tool gives a
+session 15 minutes in all, 10 per command), with the recipe of train_subject.py.
+
+The whole pack (Tools/pack_duts.py) lives on the GPU and training views are made there
+(gpu_augment.py); forward and backward run in bfloat16 autocast (weights, optimiser, EMA and loss
+in float32). The schedule is fitted to the budget: after --probe-steps the measured step time
+fixes the total number of steps, then warm-up and cosine decay (training_recipe.lr_at) as on the
+CPU. No validation runs there (py_sod_metrics is absent): the EMA weights are saved at several
+points of the schedule into --out, to be scored here with
+`Tools/eval_subject.py --checkpoint OUT/snap-100.pt` and fine-tuned or exported like any best.pt.
+
+Outputs (at most 8 files come back from the device): snap-050.pt, snap-075.pt, snap-090.pt,
+snap-100.pt (EMA weights at that % of the schedule), raw-100.pt (the raw weights at the end), and
+gpu-train.json (settings, speed, loss curve).
+
+On the device (see Tools/TRAINING.md, "Training on a lent GPU"):
+  python3 Tools/train_subject_gpu.py --pack Tools/.pack --init Tools/.pack/part-0/init.pt --minutes 7 --out $OUT
+Smoke test here (CPU, a few steps):
+  /work/venv/bin/python Tools/train_subject_gpu.py --pack /tmp/pack-test --device cpu --batch 4 --minutes 0.5
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gpu_augment import augment_batch  # noqa: E402
+from pack_duts import load_pack  # noqa: E402
+from subject_model import SubjectNet, grow, variant_of  # noqa: E402
+from training_recipe import EMA, loss_fn, lr_at, param_groups  # noqa: E402
+
+SNAPSHOTS = (0.5, 0.75, 0.9, 1.0)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--pack", nargs="+", required=True, help="pack root(s) or part folder(s)")
+    ap.add_argument("--init", help="starting weights: a .pt with an 'ema' state dict (init.pt, best.pt)")
+    ap.add_argument("--variant", help="network size; default the --init weights' (grown if larger)")
+    ap.add_argument("--out", default="gpu-out")
+    ap.add_argument("--device", default="cuda")
+    ap.add_argument("--minutes", type=float, default=7.0, help="wall-clock budget for the training steps")
+    ap.add_argument("--size", type=int, default=256)
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--wd", type=float, default=0.01)
+    ap.add_argument("--warmup", type=float, default=0.03, help="share of the steps spent warming up")
+    ap.add_argument("--ema", type=float, default=0.9995)
+    ap.add_argument("--zoom-out-p", type=float, default=0.5)
+    ap.add_argument("--bg-weight", type=float, default=1.5)
+    ap.add_argument("--probe-steps", type=int, default=40)
+    ap.add_argument("--seed", type=int, default=0)
+    a = ap.parse_args()
+    t_begin = time.time()
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    dev = torch.device(a.device)
+    cuda = dev.type == "cuda"
+    if cuda:
+        torch.backends.cudnn.benchmark = True
+        torch.backends.cuda.matmul.allow_tf32 = True
+        torch.backends.cudnn.allow_tf32 = True
+
+    def log(msg):
+        print(f"{time.time() - t_begin:7.1f} s  {msg}", flush=True)
+
+    photos, masks, shapes, keys = load_pack(a.pack)
+    log(f"pack: {len(keys)} pairs in {photos.shape[1]}^2 slots ({photos.nbytes / 2**30:.2f} GiB)")
+    photos = torch.from_numpy(photos).to(dev)
+    masks = torch.from_numpy(masks).to(dev)
+    shapes_t = torch.from_numpy(shapes).to(dev)
+
+    if a.init:
+        ckpt = torch.load(a.init, map_location="cpu", weights_only=False)
+        weights = {k: v.float() if v.is_floating_point() else v for k, v in ckpt["ema"].items()}
+        model = SubjectNet(variant_of(weights))
+        model.load_state_dict(weights)
+        if a.variant and a.variant != model.variant:
+            model = grow(model, a.variant)
+    else:
+        model = SubjectNet(a.variant or "l")
+    model = model.to(dev, memory_format=torch.channels_last).train()
+    ema = EMA(model, a.ema)
+    opt = torch.optim.AdamW(param_groups(model, a.wd), lr=a.lr, betas=(0.9, 0.999), fused=cuda)
+    gen = torch.Generator(device=dev)
+    gen.manual_seed(a.seed)
+    log(f"model {model.variant}, init {a.init}, batch {a.batch} at {a.size}^2, peak lr {a.lr}")
+
+    def train_step(step, lr):
+        for g in opt.param_groups:
+            g["lr"] = lr
+        idx = torch.randint(0, len(keys), (a.batch,), device=dev, generator=gen)
+        x, y = augment_batch(photos, masks, shapes_t, idx, a.size, gen, zoom_out_p=a.zoom_out_p)
+        with torch.autocast(dev.type, dtype=torch.bfloat16):
+            outputs = model(x)
+        loss = loss_fn([o.float() for o in outputs], y, a.bg_weight)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        ema.update(model, step)
+        return loss
+
+    def sync():
+        if cuda:
+            torch.cuda.synchronize()
+
+    # Probe: the first steps (at a small learning rate, as in warm-up) time a step, which fixes
+    # the schedule's length so that it ends inside the budget.
+    budget = a.minutes * 60
+    t_train = time.time()
+    probe_lr = a.lr * 0.01
+    for step in range(a.probe_steps):
+        if step == a.probe_steps // 2:
+            sync()
+            t_probe = time.time()
+        train_step(step, probe_lr)
+    sync()
+    per_step = (time.time() - t_probe) / (a.probe_steps - a.probe_steps // 2)
+    remaining = budget - (time.time() - t_train)
+    total = a.probe_steps + max(1, int(remaining / per_step * 0.95))
+    warmup = a.probe_steps + int(a.warmup * total)
+    epochs = total * a.batch / len(keys)
+    log(f"{per_step * 1e3:.1f} ms/step ({a.batch / per_step:.0f} img/s): {total} steps = {epochs:.1f} epochs")
+
+    record = {"args": vars(a), "pairs": len(keys), "ms_per_step": per_step * 1e3, "total_steps": total,
+              "epochs": epochs, "losses": []}
+    snap_steps = {max(a.probe_steps + 1, int(f * total)): f for f in SNAPSHOTS}
+    loss_sum, n_sum = torch.zeros((), device=dev), 0
+    for step in range(a.probe_steps, total):
+        loss_sum += train_step(step, lr_at(step - a.probe_steps, a.lr, warmup - a.probe_steps,
+                                           total - a.probe_steps)).detach()
+        n_sum += 1
+        done = step + 1
+        if done % 200 == 0 or done == total:
+            mean = float(loss_sum) / n_sum
+            record["losses"].append([done, round(done * a.batch / len(keys), 2), round(mean, 4)])
+            log(f"step {done}/{total} epoch {done * a.batch / len(keys):.1f} loss {mean:.4f}")
+            loss_sum.zero_()
+            n_sum = 0
+        if done in snap_steps:
+            f = snap_steps[done]
+            state = {k: v.detach().cpu() for k, v in ema.model.state_dict().items()}
+            torch.save({"ema": state, "which": "ema", "step": done, "epoch": done * a.batch / len(keys),
+                        "args": vars(a)}, out / f"snap-{round(f * 100):03d}.pt")
+            log(f"saved snap-{round(f * 100):03d}.pt")
+    raw = {k: v.detach().cpu() for k, v in model.state_dict().items()}
+    torch.save({"ema": raw, "which": "model", "step": total, "epoch": epochs, "args": vars(a)}, out / "raw-100.pt")
+    record["seconds"] = time.time() - t_begin
+    (out / "gpu-train.json").write_text(json.dumps(record, indent=1))
+    log(f"done: {total} steps, {epochs:.1f} epochs, {time.time() - t_train:.0f} s of training")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,69 @@
+"""The training recipe both trainers share (Tools/train_subject.py on this machine's CPU,
+Tools/train_subject_gpu.py on a lent GPU): the loss, the learning-rate schedule, the EMA of the
+weights and the weight-decay groups. Imports only torch, so it runs where py_sod_metrics is absent."""
+from __future__ import annotations
+
+import copy
+import math
+
+import torch
+import torch.nn.functional as F
+
+
+def loss_fn(outputs, target, bg_weight=1.0):
+    """Sum over outputs (final weight 1, sides 0.5) of BCE + soft IoU, per image averaged; side
+    outputs are scored against the target area-downsampled to their size. `bg_weight` scales the
+    BCE of background pixels (weight bg_weight * (1 - t) + t), so > 1 costs false foreground more."""
+    total = 0.0
+    for i, logits in enumerate(outputs):
+        t = target
+        if logits.shape[-2:] != target.shape[-2:]:
+            t = F.interpolate(target, size=logits.shape[-2:], mode="area")
+        weight = None if bg_weight == 1.0 else bg_weight * (1 - t) + t
+        bce = F.binary_cross_entropy_with_logits(logits, t, weight=weight)
+        p = torch.sigmoid(logits)
+        inter = (p * t).sum(dim=(1, 2, 3))
+        union = (p + t - p * t).sum(dim=(1, 2, 3))
+        iou = (1 - (inter + 1) / (union + 1)).mean()
+        total = total + (1.0 if i == 0 else 0.5) * (bce + iou)
+    return total
+
+
+def lr_at(step, base, warmup, total, floor=0.01):
+    """Learning rate at `step`: linear warm-up to `base` over `warmup` steps, then one cosine
+    decay to `floor * base` at step `total`."""
+    if step < warmup:
+        return base * (step + 1) / warmup
+    t = min(1.0, (step - warmup) / max(1, total - warmup))
+    return base * (floor + (1 - floor) * 0.5 * (1 + math.cos(math.pi * t)))
+
+
+class EMA:
+    """Exponential moving average of parameters and of BatchNorm running statistics (so the
+    statistics match the averaged weights, as timm's ModelEmaV2 does), decay ramped up early."""
+
+    def __init__(self, model, decay):
+        self.model = copy.deepcopy(model)
+        self.model.eval()
+        self.decay = decay
+        for p in self.model.parameters():
+            p.requires_grad_(False)
+
+    @torch.no_grad()
+    def update(self, model, step):
+        d = min(self.decay, (1 + step) / (10 + step))
+        ema_p = list(self.model.parameters())
+        torch._foreach_lerp_(ema_p, [p.detach() for p in model.parameters()], 1 - d)
+        for eb, b in zip(self.model.buffers(), model.buffers()):
+            if eb.is_floating_point():
+                eb.lerp_(b, 1 - d)
+            else:
+                eb.copy_(b)
+
+
+def param_groups(model, wd):
+    """AdamW groups: weight decay `wd` on convolution kernels only (not on biases or BN affines)."""
+    decay, no_decay = [], []
+    for name, p in model.named_parameters():
+        (decay if p.ndim == 4 else no_decay).append(p)
+    return [{"params": decay, "weight_decay": wd}, {"params": no_decay, "weight_decay": 0.0}]
