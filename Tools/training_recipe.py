@@ -54,10 +54,12 @@ class EMA:
         d = min(self.decay, (1 + step) / (10 + step))
         ema_p = list(self.model.parameters())
         torch._foreach_lerp_(ema_p, [p.detach() for p in model.parameters()], 1 - d)
-        for eb, b in zip(self.model.buffers(), model.buffers()):
-            if eb.is_floating_point():
-                eb.lerp_(b, 1 - d)
-            else:
+        pairs = list(zip(self.model.buffers(), model.buffers()))
+        floats = [(eb, b) for eb, b in pairs if eb.is_floating_point()]
+        if floats:  # one fused call: on a GPU each separate lerp is a kernel launch
+            torch._foreach_lerp_([eb for eb, _ in floats], [b for _, b in floats], 1 - d)
+        for eb, b in pairs:
+            if not eb.is_floating_point():
                 eb.copy_(b)
 
 
