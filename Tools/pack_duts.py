@@ -6,8 +6,9 @@ its mask at the same size as lossless PNG; the pairs are split into --parts file
 size, one folder each, so that each call of the device tool carries one folder:
 
   Tools/.pack/part-0/duts-tr.npz   keys, shapes (h, w), photo bytes + offsets, mask bytes + offsets
-  Tools/.pack/part-0/init.pt       with --init: the starting weights as float16 (in the first part)
   Tools/.pack/part-1/duts-tr.npz   ...
+  Tools/.pack/part-2/init.pt       with --init: the starting weights as float16, in the last part
+                                   (the one carried by the training call itself)
 
 `Tools/.pack/` is ignored by git: never commit it (DUTS is for research use; see PROVENANCE).
 Read a pack with `load_pack` (decodes every pair into padded uint8 arrays, in parallel).
@@ -137,7 +138,7 @@ def main():
         import torch
         ckpt = torch.load(a.init, map_location="cpu", weights_only=False)
         half = {k: v.half() if v.is_floating_point() else v for k, v in ckpt["ema"].items()}
-        path = out / "part-0" / "init.pt"
+        path = out / f"part-{a.parts - 1}" / "init.pt"
         torch.save({"ema": half, "source": str(a.init), "step": ckpt.get("step")}, path)
         print(f"{path}: {path.stat().st_size / 2**20:.1f} MiB (from {a.init}, step {ckpt.get('step')})")
 

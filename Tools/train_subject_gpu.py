@@ -14,7 +14,7 @@ snap-100.pt (EMA weights at that % of the schedule), raw-100.pt (the raw weights
 gpu-train.json (settings, speed, loss curve).
 
 On the device (see Tools/TRAINING.md, "Training on a lent GPU"):
-  python3 Tools/train_subject_gpu.py --pack Tools/.pack --init Tools/.pack/part-0/init.pt --minutes 7 --out $OUT
+  python3 Tools/train_subject_gpu.py --pack Tools/.pack --init Tools/.pack/part-2/init.pt --minutes 7 --out $OUT
 Smoke test here (CPU, a few steps):
   /work/venv/bin/python Tools/train_subject_gpu.py --pack /tmp/pack-test --device cpu --batch 4 --minutes 0.5
 """
