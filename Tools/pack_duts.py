@@ -64,10 +64,10 @@ def write_part(path: Path, keys, pairs, shapes):
     os.replace(tmp, path)
 
 
-def load_pack(folders, side: int | None = None, threads: int | None = None):
+def load_pack(folders):
     """Reads every `*/duts-tr.npz` under `folders` (a pack root or part folders) and decodes it.
     Returns (photos uint8 (N, S, S, 3), masks uint8 (N, S, S), shapes int64 (N, 2) = h, w, keys),
-    each pair at the top-left of its S x S slot (S = the largest side in the pack, or `side`) with
+    each pair at the top-left of its S x S slot (S = the largest side in the pack) with
     its last row and column repeated into the rest, so bilinear sampling at the edges stays clean."""
     files = []
     for folder in folders:
@@ -75,10 +75,10 @@ def load_pack(folders, side: int | None = None, threads: int | None = None):
         files += sorted(folder.glob("duts-tr.npz")) + sorted(folder.glob("*/duts-tr.npz"))
     if not files:
         raise FileNotFoundError(f"no duts-tr.npz under {', '.join(map(str, folders))}")
-    parts = [np.load(f, allow_pickle=False) for f in files]
-    shapes = np.concatenate([p["shapes"] for p in parts])
-    keys = [str(k) for p in parts for k in p["keys"]]
-    s = side or int(shapes.max())
+    npz = [np.load(f, allow_pickle=False) for f in files]
+    shapes = np.concatenate([z["shapes"] for z in npz])
+    keys = [str(k) for z in npz for k in z["keys"]]
+    s = int(shapes.max())
     n = len(keys)
     photos = np.empty((n, s, s, 3), np.uint8)
     masks = np.empty((n, s, s), np.uint8)
@@ -95,13 +95,13 @@ def load_pack(folders, side: int | None = None, threads: int | None = None):
         masks[k] = cv2.copyMakeBorder(m, 0, s - h, 0, s - w, cv2.BORDER_REPLICATE)
 
     # The arrays inside an NpzFile are read lazily: load each part's four blobs once, up front.
-    parts = [{name: p[name] for name in ("photos", "photo_offsets", "masks", "mask_offsets")} for p in parts]
+    parts = [{name: z[name] for name in ("photos", "photo_offsets", "masks", "mask_offsets")} for z in npz]
     jobs, k = [], 0
     for p in parts:
         for i in range(len(p["photo_offsets"]) - 1):
             jobs.append((p, i, k))
             k += 1
-    with ThreadPoolExecutor(threads or os.cpu_count()) as pool:
+    with ThreadPoolExecutor(os.cpu_count()) as pool:
         list(pool.map(decode, jobs, chunksize=64))
     return photos, masks, shapes, keys
 
