@@ -10,6 +10,7 @@ Augmentation (training only), tuned for the validation set's smaller objects:
   to the square model input (the runtime stretches the whole photo, so training does too);
 - zoom-out: the photo pasted smaller on a canvas made of its reflected, blurred surroundings;
 - horizontal flip; mild brightness / contrast / saturation jitter.
+Tools/gpu_augment.py makes the same views as tensor code for the GPU trainer: change both together.
 """
 from __future__ import annotations
 
