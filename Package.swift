@@ -9,7 +9,18 @@ import PackageDescription
 /// `LIFT_CPU=x86-64-v3` (AVX2 + FMA) build a binary that runs on other machines of that level.
 let cpu = ProcessInfo.processInfo.environment["LIFT_CPU"] ?? "native"
 let cpuFlags: [String] = cpu == "native" ? ["-target-cpu", "native"] : ["-Xcc", "-march=\(cpu)", "-target-cpu", cpu]
-let fast: [SwiftSetting] = [.unsafeFlags(cpuFlags)]
+/// Whether that CPU has AVX-512, whose 32 registers of 16 floats the kernels' register tiles were
+/// first sized for; without it (AVX2: 16 registers of 8 floats) `LIFT_AVX512` is not defined and the
+/// kernels pick tiles a quarter the size, which would otherwise spill to the stack.
+let avx512: Bool = {
+    if cpu == "native" {
+        let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+        return cpuinfo.split(separator: "\n").first { $0.hasPrefix("flags") }?.split(separator: " ").contains("avx512f") ?? false
+    }
+    return cpu == "x86-64-v4" || ["skylake-avx512", "cascadelake", "cooperlake", "icelake-server", "icelake-client",
+                                   "tigerlake", "sapphirerapids", "emeraldrapids", "graniterapids", "znver4", "znver5"].contains(cpu)
+}()
+let fast: [SwiftSetting] = [.unsafeFlags(cpuFlags)] + (avx512 ? [.define("LIFT_AVX512")] : [])
 
 var targets: [Target] = [
     .systemLibrary(name: "CZlib", path: "Sources/CZlib"),

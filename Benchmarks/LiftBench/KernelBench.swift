@@ -33,6 +33,12 @@ struct KernelLayer {
                     groups: channels, padding: .explicit(Padding(top: 2, left: 2, bottom: 2, right: 2)), activation: .hardswish)
     }
 
+    /// Lift subject-model 1×1 layer (variant `l`, 256² input).
+    static func subjectPointwise(_ size: Int, _ cin: Int, _ cout: Int, activation: Activation) -> KernelLayer {
+        KernelLayer(name: "subject.pw\(cin)-\(cout)", h: size, w: size, cin: cin, cout: cout, kernel: 1, padding: .valid,
+                    activation: activation)
+    }
+
     var isDepthwise: Bool { groups > 1 && groups == cin && groups == cout }
     var parameters: Conv2DParameters {
         Conv2DParameters(kernelHeight: kernel, kernelWidth: kernel, strideY: stride, strideX: stride,
@@ -83,6 +89,12 @@ let kernelLayers: [KernelLayer] = [
     .subjectDepthwise("dw256", 16, 256),
     .subjectDepthwise("dw384", 16, 384, stride: 2),
     .subjectDepthwise("dw512", 8, 512),
+    // The subject model "l": the 1×1 layers that take most of its time (expand, project, decoder).
+    .subjectPointwise(16, 64, 384, activation: .hardswish),
+    .subjectPointwise(16, 384, 64, activation: .none),
+    .subjectPointwise(32, 48, 192, activation: .hardswish),
+    .subjectPointwise(8, 512, 128, activation: .none),
+    .subjectPointwise(128, 48, 24, activation: .relu),
     KernelLayer(name: "selfie.segment", h: 128, w: 128, cin: 16, cout: 1, kernel: 2, stride: 2, padding: .valid, transposed: true),
 ]
 

@@ -44,7 +44,7 @@ func pointwiseCan(_ g: ConvGeometry) -> Bool {
 /// Runs a convolution for which `pointwiseCan` holds, packed with the `.blocked` layout, on the
 /// channel concatenation of `sources` (one or more tensors of the same N, H, W).
 ///
-/// Output channels are split into chunks of 4, then 2, then 1 blocks of 16; a trailing 8 channels
+/// Output channels are split into chunks of 4 (AVX2: 1), then 2, then 1 blocks of 16; a trailing 8 channels
 /// are a half block in the last chunk. Pixels are split into bands of about 96, work items are
 /// bands × chunks, row-major (see `PointwiseBands`). Every output is the same sum whatever tile or
 /// band computes it, so results are bit-identical for any split.
@@ -53,12 +53,13 @@ func runPointwise(_ g: ConvGeometry, sources: UnsafeBufferPointer<ConvSource>, o
     let pixels = g.batch * g.inputHeight * g.inputWidth
     let cout = g.outputChannels
     let half = cout % vectorWidth != 0, fullBlocks = cout / vectorWidth
-    let fours = fullBlocks / 4, two = fullBlocks % 4 >= 2, one = fullBlocks % 2 == 1
-    let chunks = fours + (two ? 1 : 0) + (one ? 1 : 0)
+    let widest = pointwiseWidestChunk, wide = fullBlocks / widest, rest = fullBlocks % widest
+    let two = rest >= 2, one = rest % 2 == 1
+    let chunks = wide + (two ? 1 : 0) + (one ? 1 : 0)
     /// Chunk `chunk`'s width in full blocks and its first block.
     @inline(__always) func chunkBlocks(_ chunk: Int) -> (width: Int, block: Int) {
-        if chunk < fours { return (4, chunk &* 4) }
-        if two && chunk == fours { return (2, fours &* 4) }
+        if chunk < wide { return (widest, chunk &* widest) }
+        if two && chunk == wide { return (2, wide &* widest) }
         return (1, fullBlocks &- 1)
     }
     precondition(sources.reduce(0) { $0 + $1.channels } == g.inputChannels, "the sources must hold the input channels")
@@ -128,19 +129,27 @@ private func pointwiseEpilogue(_ activation: Activation) -> Int {
     }
 }
 
+/// Full blocks in the widest chunk: 4 with AVX-512's 32 registers, 1 with AVX2's 16 (see
+/// `pointwiseTilePixels`).
+private let pointwiseWidestChunk = registerVectors >= 32 ? 4 : 1
+
 /// The pixels of the tile for a chunk of `width` full blocks (plus a half block when `half`) with
 /// epilogue `epilogue`: the one tile-size rule, used to pick the tile and to cut bands on tile
-/// edges. At most 24 accumulators (fewer with ReLU6 / hard-swish, whose constants and temporaries
-/// need registers) and at most 8 pixels: larger tiles kept their accumulators on the stack in the
-/// generated code (12- and 16-pixel tiles: the accumulator array's initialiser was not inlined).
+/// edges. AVX-512: at most 24 accumulators (fewer with ReLU6 / hard-swish, whose constants and
+/// temporaries need registers) and at most 8 pixels: larger tiles kept their accumulators on the
+/// stack in the generated code (12- and 16-pixel tiles: the accumulator array's initialiser was not
+/// inlined). AVX2 (chunks of one block): 12 accumulator registers of 16, the rest for the block's
+/// weights and a broadcast input; a 3-pixel tile of two blocks (4 weight registers) spilled one
+/// accumulator every channel and ran at half the speed.
 @inline(__always)
 private func pointwiseTilePixels(width: Int, half: Bool, epilogue: Int) -> Int {
+    if registerVectors < 32 { return half ? 3 : 6 }
     switch (width, half) {
-    case (4, false): epilogue <= 1 ? 6 : 4
-    case (4, true): 4
-    case (2, false): epilogue <= 2 ? 8 : 6
-    case (2, true): 6
-    default: 8
+    case (4, false): return epilogue <= 1 ? 6 : 4
+    case (4, true): return 4
+    case (2, false): return epilogue <= 2 ? 8 : 6
+    case (2, true): return 6
+    default: return 8
     }
 }
 
@@ -203,6 +212,9 @@ private func pointwiseChunk<let K: Int, let A: Int>(_ job: PointwiseJob, _ start
     case (2, true, 6): pointwiseBand(job, start, end, block, PointwiseTile<K, 6, 2, 1, A>.self)
     case (1, false, 8): pointwiseBand(job, start, end, block, PointwiseTile<K, 8, 1, 0, A>.self)
     case (1, true, 8): pointwiseBand(job, start, end, block, PointwiseTile<K, 8, 1, 1, A>.self)
+    // AVX2 (see `pointwiseTilePixels`).
+    case (1, false, 6): pointwiseBand(job, start, end, block, PointwiseTile<K, 6, 1, 0, A>.self)
+    case (1, true, 3): pointwiseBand(job, start, end, block, PointwiseTile<K, 3, 1, 1, A>.self)
     case let (width, half, pixels):
         preconditionFailure("no pointwise tile of \(pixels) pixels for \(width) blocks (half block: \(half))")
     }

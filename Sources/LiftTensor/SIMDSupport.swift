@@ -4,6 +4,15 @@ typealias Vector = SIMD16<Float>
 /// Lanes in a `Vector`; channel blocks in packed weights are this wide.
 let vectorWidth = 16
 
+/// `Vector`s the target's register file holds: 32 on AVX-512 (32 × 16 floats), 8 on AVX2 (16 × 8
+/// floats, each `Vector` taking two registers). Register tiles (accumulators that must never leave
+/// the registers) are sized from it; `LIFT_AVX512` comes from Package.swift.
+#if LIFT_AVX512
+let registerVectors = 32
+#else
+let registerVectors = 8
+#endif
+
 /// Loads 16 consecutive floats (no alignment needed).
 @inline(__always)
 func loadVector(_ pointer: UnsafePointer<Float>) -> Vector {
