@@ -76,7 +76,7 @@ func depthwiseStridedRow<let KH: Int, let KW: Int, let S: Int, let C: Int>(
         var c0 = 0
         while c0 < channels {
             let lanes = min(vectorWidth, channels &- c0)
-            var acc = InlineArray<8, Vector>(repeating: loadVector(g.packed.bias + c0))
+            var acc = WindowAccumulators(repeating: loadVector(g.packed.bias + c0))
             var row = firstInputRow + c0, weights = g.packed.weights + (firstRow &* KW &* padded &+ c0)
             for _ in firstRow ..< endRow {
                 if inside {
@@ -102,7 +102,7 @@ func depthwiseStridedRow<let KH: Int, let KW: Int, let S: Int, let C: Int>(
 /// run-time channel count that form ran 10–20 % slower than the tap-major nest (one load per FMA).
 @inline(__always)
 private func accumulateInside<let KH: Int, let KW: Int, let S: Int, let C: Int>(
-    _ acc: inout InlineArray<8, Vector>, _ row: UnsafePointer<Float>, _ channels: Int, _ rowWeights: UnsafePointer<Float>,
+    _ acc: inout WindowAccumulators, _ row: UnsafePointer<Float>, _ channels: Int, _ rowWeights: UnsafePointer<Float>,
     _ padded: Int, _ window: StridedWindow<KH, KW, S, C>.Type
 ) {
     if C == 0 {
@@ -115,7 +115,7 @@ private func accumulateInside<let KH: Int, let KW: Int, let S: Int, let C: Int>(
     let taps = loadTaps(rowWeights, padded, window)
     let span = (windowTile &- 1) &* S &+ KW
     for j in 0 ..< min(span, 8) { addColumn(&acc, loadVector(row + j &* channels), column: j, taps, S) }
-    for j in 8 ..< min(span, 16) { addColumn(&acc, loadVector(row + j &* channels), column: j, taps, S) }
+    for j in min(span, 8) ..< min(span, 16) { addColumn(&acc, loadVector(row + j &* channels), column: j, taps, S) }
     for j in 16 ..< max(span, 16) { addColumn(&acc, loadVector(row + j &* channels), column: j, taps, S) }
 }
 
@@ -123,7 +123,7 @@ private func accumulateInside<let KH: Int, let KW: Int, let S: Int, let C: Int>(
 /// column 0, the tile starts at column `ix0`, and columns outside `0 ..< width` read `zeros`.
 @inline(__always)
 private func accumulateChecked<let KH: Int, let KW: Int, let S: Int, let C: Int>(
-    _ acc: inout InlineArray<8, Vector>, _ row: UnsafePointer<Float>, _ channels: Int, _ rowWeights: UnsafePointer<Float>,
+    _ acc: inout WindowAccumulators, _ row: UnsafePointer<Float>, _ channels: Int, _ rowWeights: UnsafePointer<Float>,
     _ padded: Int, _ ix0: Int, _ width: Int, _ zeros: UnsafePointer<Float>, _ window: StridedWindow<KH, KW, S, C>.Type
 ) {
     @inline(__always) func column(_ j: Int) -> Vector {
@@ -140,7 +140,7 @@ private func accumulateChecked<let KH: Int, let KW: Int, let S: Int, let C: Int>
     let taps = loadTaps(rowWeights, padded, window)
     let span = (windowTile &- 1) &* S &+ KW
     for j in 0 ..< min(span, 8) { addColumn(&acc, column(j), column: j, taps, S) }
-    for j in 8 ..< min(span, 16) { addColumn(&acc, column(j), column: j, taps, S) }
+    for j in min(span, 8) ..< min(span, 16) { addColumn(&acc, column(j), column: j, taps, S) }
     for j in 16 ..< max(span, 16) { addColumn(&acc, column(j), column: j, taps, S) }
 }
 
@@ -157,7 +157,7 @@ private func loadTaps<let KH: Int, let KW: Int, let S: Int, let C: Int>(
 /// Adds input column `j` of a tile times tap `kx` to every pixel `p` with `j = p·S + kx`, `kx`
 /// ascending (so each pixel sums its taps in `kx` order).
 @inline(__always)
-private func addColumn<let KW: Int>(_ acc: inout InlineArray<8, Vector>, _ x: Vector, column j: Int, _ taps: InlineArray<KW, Vector>,
+private func addColumn<let KW: Int>(_ acc: inout WindowAccumulators, _ x: Vector, column j: Int, _ taps: InlineArray<KW, Vector>,
                                     _ stride: Int) {
     for kx in 0 ..< KW {
         let d = j &- kx

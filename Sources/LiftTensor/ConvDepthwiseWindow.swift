@@ -4,7 +4,7 @@
 // block at a time. Each input row the block needs is copied once into a small ring of packed rows —
 // `[column][16 lanes]`, zeros in the padded columns — so tiles address their inputs at constant
 // offsets from one pointer (no per-column registers, which spilled, and no edge tests), and every
-// input vector is packed once however many output rows read it. Tiles of 8 output pixels keep their
+// input vector is packed once however many output rows read it. Tiles of 8 (AVX2: 4) output pixels keep their
 // accumulators in registers; each sums bias, then kernel rows (padded rows skipped), then kernel
 // columns — the order of every depthwise path — and the bits depend only on the pixel, never on how
 // rows are split between threads. (Packing the next row's inputs a few columns per tile, to overlap
@@ -13,8 +13,16 @@
 /// A kernel size fixed at compile time.
 enum Window<let KH: Int, let KW: Int> {}
 
-/// Output pixels per tile: 8 independent accumulator chains cover the FMA latency.
+/// Output pixels per tile: independent accumulator chains that cover the FMA latency and stay in
+/// registers, 8 on AVX-512 and 4 on AVX2 (where a `Vector` takes two of the 16 registers, and 8-pixel
+/// tiles kept their accumulators on the stack).
+#if LIFT_AVX512
 let windowTile = 8
+typealias WindowAccumulators = InlineArray<8, Vector>
+#else
+let windowTile = 4
+typealias WindowAccumulators = InlineArray<4, Vector>
+#endif
 
 /// Output rows `items` (item = `b · outputHeight + oy`) of a depthwise convolution with stride 1 (in
 /// x), dilation 1, kernel `KH × KW` and `outputWidth ≥ 8`.
@@ -83,7 +91,7 @@ private func windowRow<let KH: Int, let KW: Int>(
     var ox = 0
     while ox < g.outputWidth {
         ox = min(ox, g.outputWidth &- windowTile)  // the last tile ends at the row's end (same bits twice)
-        var acc = InlineArray<8, Vector>(repeating: bias)
+        var acc = WindowAccumulators(repeating: bias)
         var ky = kernelRows.lowerBound
         while ky < kernelRows.upperBound {
             let row = rows[ky] + ox, rowWeights = weights + ky &* KW &* padded
@@ -104,18 +112,18 @@ private func windowRow<let KH: Int, let KW: Int>(
 /// Adds input column `j` of a tile times tap `kx` to every pixel `p = j − kx` of the tile, `kx`
 /// ascending (so each pixel sums its taps in `kx` order).
 @inline(__always)
-private func addColumn<let KW: Int>(_ acc: inout InlineArray<8, Vector>, _ x: Vector, column j: Int, _ taps: InlineArray<KW, Vector>) {
+private func addColumn<let KW: Int>(_ acc: inout WindowAccumulators, _ x: Vector, column j: Int, _ taps: InlineArray<KW, Vector>) {
     for kx in 0 ..< KW {
         let p = j &- kx
         if p >= 0 && p < windowTile { acc[p] = acc[p].addingProduct(x, taps[kx]) }
     }
 }
 
-/// Applies the activation to the 8 pixels of `acc` and stores them `channels` floats apart, `lanes`
+/// Applies the activation to the `windowTile` pixels of `acc` and stores them `channels` floats apart, `lanes`
 /// lanes each. The activation is chosen once per tile and every loop has a small body, so the loops
 /// unroll and `acc` is only ever indexed by constants.
 @inline(__always)
-func storeWindow(_ acc: inout InlineArray<8, Vector>, _ out: UnsafeMutablePointer<Float>, channels: Int, lanes: Int,
+func storeWindow(_ acc: inout WindowAccumulators, _ out: UnsafeMutablePointer<Float>, channels: Int, lanes: Int,
                  _ activation: Activation) {
     switch activation {
     case .none: break

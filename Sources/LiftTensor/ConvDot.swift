@@ -1,6 +1,6 @@
 // Convolution for layers with few output channels per group (U²-Net's 64→1 side outputs and 6→1
 // fusion): input channels are the vector lanes, the last vector masked when Cin/groups is not a
-// multiple of 16. A tile of 8 output pixels keeps one 16-lane partial sum per pixel;
+// multiple of 16. A tile of 8 (AVX2: 4) output pixels keeps one 16-lane partial sum per pixel;
 // every tap adds input-vector × weight-vector products, and the lanes are summed once at the end.
 
 import LiftParallel
@@ -19,12 +19,22 @@ func runDot(_ g: ConvGeometry, input: UnsafePointer<Float>, output: UnsafeMutabl
             let b = row / g.outputHeight, oy = row % g.outputHeight
             for co in 0 ..< g.outputChannels {
                 var ox = 0
-                while ox &+ 8 <= g.outputWidth { dotTile(g, input, output, b, oy, ox, co, tailMask, Tile<8, 1>.self); ox &+= 8 }
+                while ox &+ dotTilePixels <= g.outputWidth { dotTile(g, input, output, b, oy, ox, co, tailMask, DotTile.self); ox &+= dotTilePixels }
                 while ox < g.outputWidth { dotTile(g, input, output, b, oy, ox, co, tailMask, Tile<1, 1>.self); ox &+= 1 }
             }
         }
     }
 }
+
+/// Pixels per tile: one 16-lane partial sum each, 8 on AVX-512, 4 on AVX2 (two registers a sum;
+/// 8 pixels spilled).
+#if LIFT_AVX512
+private typealias DotTile = Tile<8, 1>
+private let dotTilePixels = 8
+#else
+private typealias DotTile = Tile<4, 1>
+private let dotTilePixels = 4
+#endif
 
 /// Output channel `co` of pixels `ox ..< ox+P` in row `oy` of batch `b`.
 @inline(__always)
