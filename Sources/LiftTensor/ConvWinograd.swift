@@ -163,7 +163,9 @@ private func winogradGEMM(_ g: ConvGeometry, _ count: Int, _ v: UnsafePointer<Fl
                           _ s: WinogradScratch) {
     let cin = g.inputChannels, blocks = g.packed.blocksPerGroup
     let blockStride = cin &* vectorWidth
-    let chunk = blocks >= 4 ? 4 : (blocks >= 2 ? 2 : 1)
+    // Output blocks per tile: 4 × 4 or 8 × 2 tiles are 16 accumulators on AVX-512; on AVX2 (16
+    // registers of 8 floats) one block × 6 tiles, 12 registers (wider tiles spilled).
+    let chunk = registerVectors < 32 ? 1 : (blocks >= 4 ? 4 : (blocks >= 2 ? 2 : 1))
     for k in 0 ..< s.components {
         let vk = v + k &* s.vComponent
         let mk = m + k &* s.mComponent
@@ -181,6 +183,9 @@ private func winogradGEMM(_ g: ConvGeometry, _ count: Int, _ v: UnsafePointer<Fl
                 while t &+ 8 <= count { gemmTile(vk, u, out, t, cin, s, blockStride, Tile<8, 2>.self); t &+= 8 }
                 while t < count { gemmTile(vk, u, out, t, cin, s, blockStride, Tile<1, 2>.self); t &+= 1 }
             default:
+                if registerVectors < 32 {
+                    while t &+ 6 <= count { gemmTile(vk, u, out, t, cin, s, blockStride, Tile<6, 1>.self); t &+= 6 }
+                }
                 while t &+ 8 <= count { gemmTile(vk, u, out, t, cin, s, blockStride, Tile<8, 1>.self); t &+= 8 }
                 while t &+ 4 <= count { gemmTile(vk, u, out, t, cin, s, blockStride, Tile<4, 1>.self); t &+= 4 }
                 while t < count { gemmTile(vk, u, out, t, cin, s, blockStride, Tile<1, 1>.self); t &+= 1 }
