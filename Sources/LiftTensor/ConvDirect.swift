@@ -6,7 +6,8 @@
 import LiftParallel
 
 /// Output-channel blocks per tile: about 12–16 accumulators, few loads per FMA. On AVX2 (16
-/// registers of 8 floats) one block, 6 pixels wide (12 registers; wider tiles spilled).
+/// registers of 8 floats) one block, 4 pixels wide (8 registers; 8 pixels spilled, and 6-pixel
+/// tiles left more single pixels on U²-Net's 20-wide rows).
 @inline(__always)
 private func tileBlocks(_ blocksPerGroup: Int) -> Int {
     if registerVectors < 32 { return 1 }
@@ -70,10 +71,9 @@ private func directRow(_ g: ConvGeometry, _ input: UnsafePointer<Float>, _ outpu
         while ox &+ 8 <= end { directTile(g, input, output, b, oy, ox, group, block, Tile<8, 2>.self); ox &+= 8 }
         while ox < end { directTile(g, input, output, b, oy, ox, group, block, Tile<1, 2>.self); ox &+= 1 }
     default:
-        if registerVectors < 32 {
-            while ox &+ 6 <= end { directTile(g, input, output, b, oy, ox, group, block, Tile<6, 1>.self); ox &+= 6 }
+        if registerVectors >= 32 {
+            while ox &+ 8 <= end { directTile(g, input, output, b, oy, ox, group, block, Tile<8, 1>.self); ox &+= 8 }
         }
-        while ox &+ 8 <= end { directTile(g, input, output, b, oy, ox, group, block, Tile<8, 1>.self); ox &+= 8 }
         while ox &+ 4 <= end { directTile(g, input, output, b, oy, ox, group, block, Tile<4, 1>.self); ox &+= 4 }
         while ox < end { directTile(g, input, output, b, oy, ox, group, block, Tile<1, 1>.self); ox &+= 1 }
     }
