@@ -75,11 +75,14 @@ struct PackedConvWeights: @unchecked Sendable {
             self.bias = AlignedBuffer(count: blocks * vectorWidth)
             zeroRow = AlignedBuffer(count: roundUpToVector(cinG))
             if let bias { self.bias.pointer.update(from: bias, count: outputChannels) }
-            for co in 0 ..< outputChannels {
-                for ci in 0 ..< cinG {
-                    let u = winogradWeightTransform(outputTile: winogradTile) { ky, kx in source[((co * 3 + ky) * 3 + kx) * cinG + ci] }
-                    for k in 0 ..< components {
-                        self.weights.pointer[((k * blocks + co / vectorWidth) * cinG + ci) * vectorWidth + co % vectorWidth] = u[k]
+            withUnsafeTemporaryAllocation(of: Float.self, capacity: components) { u in
+                guard let u = u.baseAddress else { preconditionFailure("Winograd transform scratch allocation failed") }
+                for co in 0 ..< outputChannels {
+                    for ci in 0 ..< cinG {
+                        winogradWeightTransform(outputTile: winogradTile, into: u) { ky, kx in source[((co * 3 + ky) * 3 + kx) * cinG + ci] }
+                        for k in 0 ..< components {
+                            self.weights.pointer[((k * blocks + co / vectorWidth) * cinG + ci) * vectorWidth + co % vectorWidth] = u[k]
+                        }
                     }
                 }
             }

@@ -106,18 +106,23 @@ func winogradOutputTransform4(_ source: UnsafePointer<Float>, _ stride: Int, _ s
 }
 
 /// U = G·g·Gᵀ for one 3×3 filter `g(ky, kx)` and output tile m (2 or 4), computed in Double and
-/// rounded once; element (m+2)·row + column.
-func winogradWeightTransform(outputTile m: Int, _ g: (Int, Int) -> Float) -> [Float] {
-    func transform(_ a: Double, _ b: Double, _ c: Double) -> [Double] {
-        m == 2 ? [a, (a + b + c) / 2, (a - b + c) / 2, c]
+/// rounded once; element (m+2)·row + column is written to `u[(m+2)·row + column]`. Allocation-free:
+/// model loading runs it for every input × output channel pair of every Winograd layer.
+func winogradWeightTransform(outputTile m: Int, into u: UnsafeMutablePointer<Float>, _ g: (Int, Int) -> Float) {
+    /// G applied to one column (or row) (a, b, c); the first m + 2 entries are used.
+    func transform(_ a: Double, _ b: Double, _ c: Double) -> InlineArray<6, Double> {
+        m == 2 ? [a, (a + b + c) / 2, (a - b + c) / 2, c, 0, 0]
             : [a / 4, -(a + b + c) / 6, -(a - b + c) / 6, a / 24 + b / 12 + c / 6, a / 24 - b / 12 + c / 6, c]
     }
     let points = m + 2
     // G·g: the transform of each kernel column, as [row][kx].
-    var gg = [[Double]](repeating: [Double](repeating: 0, count: 3), count: points)
+    var gg = InlineArray<6, InlineArray<3, Double>>(repeating: InlineArray<3, Double>(repeating: 0))
     for kx in 0 ..< 3 {
         let column = transform(Double(g(0, kx)), Double(g(1, kx)), Double(g(2, kx)))
         for row in 0 ..< points { gg[row][kx] = column[row] }
     }
-    return (0 ..< points).flatMap { row in transform(gg[row][0], gg[row][1], gg[row][2]).map(Float.init) }
+    for row in 0 ..< points {
+        let line = transform(gg[row][0], gg[row][1], gg[row][2])
+        for column in 0 ..< points { u[row * points + column] = Float(line[column]) }
+    }
 }
