@@ -8,7 +8,11 @@ import PackageDescription
 /// `LIFT_CPU=native` (default) builds for this machine; `LIFT_CPU=x86-64-v4` (portable AVX-512) or
 /// `LIFT_CPU=x86-64-v3` (AVX2 + FMA) build a binary that runs on other machines of that level.
 let cpu = ProcessInfo.processInfo.environment["LIFT_CPU"] ?? "native"
-let cpuFlags: [String] = cpu == "native" ? ["-target-cpu", "native"] : ["-Xcc", "-march=\(cpu)", "-target-cpu", cpu]
+/// The x86-64 levels (`x86-64-v3`, `x86-64-v4`) are clang `-march` names only (Swift's `-target-cpu`
+/// refuses them, and `-Xcc -march` alone sets the Swift code's target too); named CPUs (`znver3`,
+/// `skylake-avx512`, …) are both.
+let cpuFlags: [String] = cpu == "native" ? ["-target-cpu", "native"]
+    : cpu.hasPrefix("x86-64") ? ["-Xcc", "-march=\(cpu)"] : ["-Xcc", "-march=\(cpu)", "-target-cpu", cpu]
 /// Whether that CPU has AVX-512, whose 32 registers of 16 floats the kernels' register tiles were
 /// first sized for; without it (AVX2: 16 registers of 8 floats) `LIFT_AVX512` is not defined and the
 /// kernels pick tiles a quarter the size, which would otherwise spill to the stack.

@@ -5,20 +5,43 @@ export_subject.py, eval_subject.py --checkpoint and train_subject.py --grow-from
 
   /work/venv/bin/python Tools/soup_checkpoints.py OUT.pt A/best.pt A/best.pt B/last.pt:ema
 (each source is PATH or PATH:KEY, KEY one of the file's state dicts: ema (default) or model)
+
+Exported weight files (.safetensors, BatchNorm folded into the convolutions) average in that folded
+form, read back with export_subject.load_exported_weights (identity BatchNorms): all sources must
+then be exported files (export a checkpoint with export_subject.py --fixtures '' --no-eval first).
 """
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+def folded_state(path):
+    """The state dict of a SubjectNet holding an exported (BN-folded) file."""
+    from export_subject import exported_variant, load_exported_weights
+    from subject_model import SubjectNet
+    model = SubjectNet(exported_variant(path))
+    with torch.no_grad():
+        load_exported_weights(model, path)
+    return model.state_dict()
 
 
 def main():
     if len(sys.argv) < 4:
         sys.exit(__doc__)
     out, sources = sys.argv[1], sys.argv[2:]
+    exported = [source.endswith(".safetensors") for source in sources]
+    if any(exported) and not all(exported):
+        sys.exit("mix of exported files and checkpoints: export the checkpoints first (see the docstring)")
     dicts = []
     for source in sources:
+        if source.endswith(".safetensors"):
+            dicts.append(folded_state(source))
+            continue
         path, _, key = source.partition(":")
         dicts.append(torch.load(path, map_location="cpu", weights_only=False)[key or "ema"])
     if any(d.keys() != dicts[0].keys() for d in dicts):
