@@ -1,10 +1,13 @@
 import Dispatch
+import Synchronization
 import Foundation
 
-/// The one parallel-for in Lift: splits `0..<count` into contiguous ranges and runs them on
+/// Lift's parallel-for: splits `0..<count` into contiguous ranges and runs them on
 /// `DispatchQueue.concurrentPerform`, or, inside `withTeam`, on the region's standing team of
 /// threads. Work is split by index only, never by timing, so a kernel whose ranges write disjoint
-/// outputs gives bit-identical results for any thread count, with or without a team.
+/// outputs gives bit-identical results for any thread count, with or without a team. `claimEach`
+/// shares out items of uneven cost by timing instead, for work whose result does not depend on
+/// which thread does an item.
 public enum Parallel {
     /// Threads used when a caller does not say (the number of active processors).
     public static var defaultThreads: Int { ProcessInfo.processInfo.activeProcessorCount }
@@ -67,6 +70,35 @@ public enum Parallel {
         }
         let split = PartSplit(count: count, parts: min(parts, Team.maximumParts))
         withoutActuallyEscaping(body) { body in team.run(split, body) }
+    }
+
+    /// Runs up to `threads` workers that share out the items `0..<count` one at a time: each worker
+    /// calls `body` once with a `claim` function that returns the next unclaimed item, or nil when
+    /// none is left. Unlike `forEach`'s fixed contiguous parts, this balances items of uneven cost
+    /// (a worker that drew cheap items claims more); `body` keeps per-worker state (buffers,
+    /// compressors) across the items it claims. Items are claimed in increasing order overall, but
+    /// which worker gets which item depends on timing, so results must not depend on it.
+    /// - Parameters:
+    ///   - count: number of work items.
+    ///   - threads: upper bound on workers (and no more than `count`).
+    ///   - body: one worker; runs on the calling thread when there is one worker.
+    @inlinable
+    public static func claimEach(count: Int, threads: Int = defaultThreads,
+                                 _ body: (_ claim: () -> Int?) -> Void) {
+        guard count > 0 else { return }
+        let workers = partCount(count: count, threads: threads, minimumPerPart: 1)
+        let next = Atomic<Int>(0)
+        let claim = { () -> Int? in
+            let item = next.wrappingAdd(1, ordering: .relaxed).oldValue
+            return item < count ? item : nil
+        }
+        if workers == 1 {
+            body(claim)
+            return
+        }
+        forEach(count: workers, parts: workers) { range in
+            for _ in range { body(claim) }
+        }
     }
 
     /// Runs `body` on the calling thread with a team of `threads − 1` helper threads standing by:

@@ -159,7 +159,7 @@ func expandToRGBA<T: FixedWidthInteger>(_ samples: [T], layout: PNGSamples.Layou
 }
 
 @Suite struct PNGSegmentTests {
-    /// Images tall enough that rows cross the encoder's ~1 MiB deflate segments and the decoder's
+    /// Images tall enough that rows cross the encoder's 256 KiB deflate segments and the decoder's
     /// 128 KiB batches, so the hand-over between segments (previous row for the filters, the 32 KiB
     /// dictionary, the joined Adler-32) and between batches is exercised in both directions.
     @Test func tallImagesRoundTripAcrossSegments() throws {

@@ -41,7 +41,7 @@ public enum PNGEncoder {
         public var reduceColorType: Bool
         /// Ancillary chunks to write (gAMA, sRGB, iCCP, pHYs before the image data, eXIf too).
         public var metadata: PNGMetadata
-        /// Threads that filter and deflate the image data (in ~1 MiB segments; the file is the same
+        /// Threads that filter and deflate the image data (in 256 KiB segments; the file is the same
         /// for any count); `nil`: every active processor.
         public var threads: Int?
 

@@ -2,14 +2,14 @@ import CZlib
 import LiftParallel
 
 /// Filters a PNG's rows and deflates them into the zlib stream its IDAT chunks carry, in segments of
-/// about 1 MiB compressed on several threads at once (pigz's scheme: each segment primed with the
+/// 256 KiB compressed on several threads at once (pigz's scheme: each segment primed with the
 /// 32 KiB before it, ended with a sync flush, checksums joined with `adler32_combine`).
 ///
 /// The segmentation depends only on the image, never on the thread count, so the output bytes are the
 /// same for 1 and N threads; it costs a few bytes per segment against one serial stream.
 struct PNGImageData {
     /// Filtered bytes per segment (rounded to whole rows, at least one row).
-    static let segmentBytes = 1 << 20
+    static let segmentBytes = 256 << 10
     /// deflate's window: how much data before a segment primes its compressor.
     static let window = 32 << 10
 
@@ -27,7 +27,8 @@ struct PNGImageData {
     /// Returns the zlib stream in pieces, one per segment (the first with the zlib header, the last with
     /// the Adler-32 trailer): the payloads of the IDAT chunks, in order.
     /// - Parameters:
-    ///   - threads: worker threads (segments are shared out in contiguous runs).
+    ///   - threads: worker threads (each claims the next segment when done with one: a segment of
+    ///     transparent rows deflates many times faster than one of photo rows).
     ///   - packRow: writes raw row `y` (`rowBytes` bytes) to the pointer; called from several threads
     ///     at once and for some rows twice, so it must be a pure function of `y`.
     func deflate(threads: Int, packRow: (Int, UnsafeMutablePointer<UInt8>) -> Void) throws(PNGEncodingError) -> [[UInt8]] {
@@ -41,7 +42,8 @@ struct PNGImageData {
         pieces.withUnsafeMutableBufferPointer { pieces in
             checksums.withUnsafeMutableBufferPointer { checksums in
                 failures.withUnsafeMutableBufferPointer { failures in
-                    Parallel.forEach(count: count, threads: threads) { segments in
+                    Parallel.claimEach(count: count, threads: threads) { claim in
+                        guard let firstSegment = claim() else { return }
                         let rows = min(segmentRows, height) + min(dictionaryRows, height)
                         let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: 7 * rowBytes + rows * stride)
                         defer { scratch.deallocate() }
@@ -49,10 +51,11 @@ struct PNGImageData {
                         do throws(PNGEncodingError) {
                             deflater = try PNGDeflater(level: level, strategy: strategy)
                         } catch {
-                            failures[segments.lowerBound] = error
+                            failures[firstSegment] = error
                             return
                         }
-                        for s in segments {
+                        var next: Int? = firstSegment
+                        while let s = next {
                             let start = s * segmentRows, end = min(start + segmentRows, height)
                             let first = start - min(dictionaryRows, start)
                             filterRows(first..<end, scratch: scratch, into: scratch + 7 * rowBytes, packRow: packRow)
@@ -68,6 +71,7 @@ struct PNGImageData {
                                 return
                             }
                             checksums[s] = (adler32(1, segment.baseAddress, UInt32(segment.count)), segment.count)
+                            next = claim()
                         }
                     }
                 }
