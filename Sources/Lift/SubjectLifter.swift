@@ -110,16 +110,16 @@ public struct SubjectLifter: Sendable {
 /// for, and a preprocessing per pass input size.
 private struct Network: Sendable {
     let name: ModelName
-    /// Copies of the model (each with its own buffers): passes run side by side, one thread each,
-    /// instead of one after the other with their many small ops split across threads.
+    /// Replicas of the model (shared weights, each with its own buffers): passes run side by side,
+    /// one thread each, instead of one after the other with their many small ops split across threads.
     let models: [Model]
     let passes: [ModelPass]
     /// The preprocessing of each pass (its input size), in `passes` order.
     let preprocesses: [Preprocess]
 
-    /// Loads `name` (once per pass that `threads` threads can run at the same time) and fixes the
-    /// input size of each of `quality`'s passes (models of open size are scaled from their spec's
-    /// size; fixed-size models run at their size).
+    /// Loads `name` (plus a replica for each further pass that `threads` threads can run at once)
+    /// and fixes the input size of each of `quality`'s passes (models of open size are scaled from
+    /// their spec's size; fixed-size models run at their size).
     init(_ name: ModelName, quality: Quality, threads: Int, environment: [String: String]) throws(LiftError) {
         let url: URL
         do {
@@ -155,15 +155,7 @@ private struct Network: Sendable {
         }
         self.name = name
         passes = quality.passes
-        var models = [model]
-        while models.count < min(passes.count, threads) {
-            do {
-                models.append(try Model(contentsOf: url))
-            } catch {
-                throw .modelLoadFailed(model: name, path: url.path, underlying: error)
-            }
-        }
-        self.models = models
+        self.models = [model] + (1 ..< max(1, min(passes.count, threads))).map { _ in model.replica() }
         preprocesses = passes.map { pass in
             var scaled = spec
             if openSize {

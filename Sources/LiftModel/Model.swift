@@ -73,6 +73,21 @@ public final class Model: @unchecked Sendable {
         _ = try program.inferShapes(input: probe, limits: limits)
     }
 
+    /// Another instance of this model that shares its packed weights (read-only) but plans its own
+    /// activation buffers, so the two can run at the same time on different threads; costs no
+    /// reading, validation or packing.
+    public func replica() -> Model {
+        Model(sharing: self)
+    }
+
+    private init(sharing other: Model) {
+        program = other.program
+        metadata = other.metadata
+        inputShape = other.inputShape
+        outputNames = other.outputNames
+        limits = other.limits
+    }
+
     /// The shape of the first output for an input of `shape`.
     /// - Throws: `GraphError` when the model cannot take that input.
     public func outputShape(forInput shape: TensorShape) throws -> TensorShape {

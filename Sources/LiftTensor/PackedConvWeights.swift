@@ -115,17 +115,19 @@ struct PackedConvWeights: @unchecked Sendable {
         self.weights = AlignedBuffer(count: groups * blocks * taps * cinG * vectorWidth)
         self.bias = AlignedBuffer(count: groups * blocks * vectorWidth)
         zeroRow = AlignedBuffer(count: roundUpToVector(cinG))
-        for group in 0 ..< groups {
-            for block in 0 ..< blocks {
-                let blockBase = (group * blocks + block) * taps * cinG * vectorWidth
-                for lane in 0 ..< vectorWidth where block * vectorWidth + lane < cpg {
-                    let co = group * cpg + block * vectorWidth + lane
-                    self.bias.pointer[(group * blocks + block) * vectorWidth + lane] = bias?[co] ?? 0
-                    for tap in 0 ..< taps {
-                        for ci in 0 ..< cinG {
-                            self.weights.pointer[blockBase + (tap * cinG + ci) * vectorWidth + lane] =
-                                source[(co * taps + tap) * cinG + ci]
-                        }
+        let packed = self.weights.pointer, rowLength = taps * cinG
+        source.withUnsafeBufferPointer { source in
+            guard let source = source.baseAddress else { return }
+            for group in 0 ..< groups {
+                for block in 0 ..< blocks {
+                    let blockBase = packed + (group * blocks + block) * rowLength * vectorWidth
+                    for lane in 0 ..< vectorWidth where block * vectorWidth + lane < cpg {
+                        let co = group * cpg + block * vectorWidth + lane
+                        self.bias.pointer[(group * blocks + block) * vectorWidth + lane] = bias?[co] ?? 0
+                        // One output channel's taps × inputs, contiguous in the source, to every
+                        // 16th float of the block.
+                        let row = source + co * rowLength
+                        for k in 0 ..< rowLength { blockBase[k &* vectorWidth &+ lane] = row[k] }
                     }
                 }
             }
