@@ -1,11 +1,11 @@
 /// A strict RFC 8259 JSON parser into `JSONValue`, for safetensors headers and the graph and input
 /// documents in their metadata.
 ///
-/// One pass over the bytes, no Foundation: a model header of ~100 KB parses in about a millisecond
-/// (Foundation's `JSONDecoder` took ~25 ms). Stricter than most parsers where a model file gives no
-/// reason for leniency: duplicate object keys, unpaired UTF-16 surrogates in `\u` escapes, invalid
-/// UTF-8, control characters in strings and nesting deeper than `maximumDepth` are errors. Failures
-/// name the byte offset in the document.
+/// One pass over the bytes, no Foundation: a model header parses in ~1.4 ms where Foundation's
+/// `JSONDecoder` took ~27 ms (perf, one-shot `lift`). Stricter than most parsers, as a model file
+/// gives no reason for leniency: duplicate object keys, unpaired UTF-16 surrogates in `\u` escapes,
+/// invalid UTF-8, control characters in strings and nesting deeper than `maximumDepth` are errors.
+/// Failures name the byte offset in the document.
 @_spi(Testing) public struct JSONParser {
     /// Arrays and objects nested deeper than this are refused (the recursion stays shallow).
     public static let maximumDepth = 64
