@@ -12,11 +12,14 @@ the ignored `Benchmarks/.work/`), never committed.
 
 Checks, printed as max |difference|: onnxruntime vs PyTorch on a seeded random input, and
 onnxruntime vs the committed parity fixtures of that size (`Tests/Fixtures/subject/`, PyTorch's
-outputs, which `swift test` holds Lift to within 1e-4). Fails if any exceeds 1e-4.
+outputs, which `swift test` holds Lift to within 1e-4) when the weights are the ones the fixtures
+were made from (their sha256 in `fixtures.json`; candidate weights skip this). Fails if any
+exceeds 1e-4.
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -76,7 +79,13 @@ def main() -> None:
     worst = float(np.abs(run_onnx(session, x.numpy()) - expected).max())
     print(f"onnxruntime {ort.__version__} vs PyTorch, seeded input (seed {args.seed}): max |d| {worst:.2e}")
     fixtures = REPO / "Tests/Fixtures/subject"
-    for case in json.loads((fixtures / "fixtures.json").read_text())["cases"]:
+    index = json.loads((fixtures / "fixtures.json").read_text())
+    digest = hashlib.sha256(args.weights.read_bytes()).hexdigest()
+    if digest != index["weights_sha256"]:
+        print(f"fixtures not compared: they hold the outputs of {index['weights']} "
+              f"(sha256 {index['weights_sha256'][:12]}…), not of these weights ({digest[:12]}…)")
+        index["cases"] = []
+    for case in index["cases"]:
         if case["input"][1:3] != [size, size]:
             continue
         nhwc = np.fromfile(fixtures / f"{case['name']}.input.f32", "<f4").reshape(case["input"])

@@ -100,6 +100,9 @@ EXTRA_BLOCKS = [
 # deeper, the context layer reads all of them, and the decoder's first 3x3 conv per scale is wider.
 # "l" grows "m" where the encoder is narrowest: the /8 and /16 streams (the skips) are twice as wide
 # with two more blocks each, and the /4-/16 decoder convs are wider.
+# "xl" grows "l" where the errors are semantic (the wrong object picked) and pixels are few: the /16
+# stream 1.5x as wide, the /32 stream at MobileNetV3-Large's width (160, expanding to 960) with one
+# more block, and a wider /16 decoder conv.
 # `grow` starts a larger variant as an exact copy of a trained smaller one: a wider tensor takes the
 # old one in its leading slice (a skip is the *last* part of its decoder concat, so a wider skip keeps
 # the old channels in place), the new channels' outgoing weights into old channels are zero, and new
@@ -134,10 +137,17 @@ L_BLOCKS = [
     (128, 512, 128, 5, 1, 128, "hardswish"),
     (128, 512, 128, 5, 1, 128, "hardswish"),
 ]
+XL_BLOCKS = L_BLOCKS[:5] + [
+    (48, 240, 96, 5, 2, 64, "hardswish"),     # -> /16
+    *[(96, 576, 96, 5, 1, 144, "hardswish")] * 6,
+    (96, 576, 160, 5, 2, 144, "hardswish"),   # -> /32
+    *[(160, 960, 160, 5, 1, 240, "hardswish")] * 5,
+]
 VARIANTS = {
     "s": {"blocks": PERSON_BLOCKS + EXTRA_BLOCKS, "decoder_mid": (24, 32, 48, 64)},
     "m": {"blocks": M_BLOCKS, "decoder_mid": (24, 48, 96, 128)},
     "l": {"blocks": L_BLOCKS, "decoder_mid": (24, 64, 128, 160)},
+    "xl": {"blocks": XL_BLOCKS, "decoder_mid": (24, 64, 128, 192)},
 }
 
 
@@ -364,7 +374,7 @@ if __name__ == "__main__":
         flops = ", ".join(f"{2 * count_macs(m, s) / 1e9:.3f} GFLOP at {s}x{s}" for s in (256, 320))
         print(f"{variant}: {flops}, params {params / 1e6:.3f} M")
     x = torch.rand(2, 3, 256, 256)
-    for a, b in (("s", "m"), ("m", "l"), ("s", "l")):
+    for a, b in (("s", "m"), ("m", "l"), ("s", "l"), ("l", "xl")):
         small = SubjectNet(a).eval()
         big = grow(small, b).eval()
         with torch.no_grad():
