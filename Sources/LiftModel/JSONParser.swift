@@ -89,16 +89,7 @@
             skipWhitespace()
             let member = try value(depth: depth)
             guard members.updateValue(member, forKey: key) == nil else { throw failure("duplicate member name \"\(key)\"", at: keyOffset) }
-            skipWhitespace()
-            guard index < bytes.count else { throw failure("unterminated object: expected ',' or '}'") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-            } else if bytes[index] == UInt8(ascii: "}") {
-                index += 1
-                return .object(members)
-            } else {
-                throw failure("expected ',' or '}' in an object, found \(describeCurrent())")
-            }
+            if try endOfItem(closedBy: "}", in: "object") { return .object(members) }
         }
     }
 
@@ -114,17 +105,21 @@
         while true {
             skipWhitespace()
             items.append(try value(depth: depth))
-            skipWhitespace()
-            guard index < bytes.count else { throw failure("unterminated array: expected ',' or ']'") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-            } else if bytes[index] == UInt8(ascii: "]") {
-                index += 1
-                return .array(items)
-            } else {
-                throw failure("expected ',' or ']' in an array, found \(describeCurrent())")
-            }
+            if try endOfItem(closedBy: "]", in: "array") { return .array(items) }
         }
+    }
+
+    /// After a member or item: consumes the ',' before the next one (false) or the closing bracket
+    /// `close` (true).
+    private mutating func endOfItem(closedBy close: Unicode.Scalar, in container: String) throws(JSONParseFailure) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count else { throw failure("unterminated \(container): expected ',' or '\(close)'") }
+        let byte = bytes[index]
+        guard byte == UInt8(ascii: ",") || byte == UInt8(ascii: close) else {
+            throw failure("expected ',' or '\(close)' in an \(container), found \(describeCurrent())")
+        }
+        index += 1
+        return byte != UInt8(ascii: ",")
     }
 
     /// A string starting at the opening quote; leaves `index` after the closing one.

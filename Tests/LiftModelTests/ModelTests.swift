@@ -1,6 +1,7 @@
 import Foundation
 import LiftModel
 import LiftTensor
+import Synchronization
 import Testing
 import TestSupport
 
@@ -40,6 +41,31 @@ func tinyGraphMatchesPyTorch(model name: String, reference: String) throws {
         (try model.run(input, threads: 2).toArray(), try model.run(input, threads: 3).toArray())
     }
     #expect(one == two && one == three)
+}
+
+/// A replica shares the packed weights but not the buffers: it and the original, run at the same
+/// time on two threads (at two input sizes, so their plans differ), give what each gives alone.
+@Test func aReplicaRunsBesideItsOriginal() throws {
+    let model = try Model(contentsOf: Fixtures.url("graphs/u2net_small.safetensors"))
+    let replica = model.replica()
+    #expect(replica.outputNames == model.outputNames && replica.inputShape == model.inputShape)
+    let small = try fixtureTensor("graphs/u2net_small.input.f32", TensorShape(n: 1, h: 64, w: 64, c: 3))
+    let large = Tensor(shape: TensorShape(n: 1, h: 96, w: 96, c: 3), values: (0 ..< 96 * 96 * 3).map { Float($0 % 251) / 251 })
+    let alone = [try model.run(small, threads: 1).toArray(), try model.run(large, threads: 1).toArray()]
+    let results = Mutex<[[Float]]>([[], []])
+    let failures = Mutex(0)
+    for _ in 0 ..< 3 {
+        DispatchQueue.concurrentPerform(iterations: 2) { k in
+            do {
+                let output = try (k == 0 ? model : replica).run(k == 0 ? small : large, threads: 1).toArray()
+                results.withLock { $0[k] = output }
+            } catch {
+                failures.withLock { $0 += 1 }
+            }
+        }
+        #expect(failures.withLock { $0 } == 0)
+        results.withLock { #expect($0 == alone) }
+    }
 }
 
 @Test func u2netSmallMatchesPyTorch() throws {
