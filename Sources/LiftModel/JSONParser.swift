@@ -70,14 +70,8 @@
     }
 
     private mutating func object(depth: Int) throws(JSONParseFailure) -> JSONValue {
-        guard depth <= Self.maximumDepth else { throw failure("nested deeper than \(Self.maximumDepth) levels") }
-        index += 1  // {
         var members: [String: JSONValue] = [:]
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            return .object(members)
-        }
+        if try opensEmpty(depth: depth, closedBy: "}") { return .object(members) }
         while true {
             skipWhitespace()
             let keyOffset = index
@@ -94,19 +88,24 @@
     }
 
     private mutating func array(depth: Int) throws(JSONParseFailure) -> JSONValue {
-        guard depth <= Self.maximumDepth else { throw failure("nested deeper than \(Self.maximumDepth) levels") }
-        index += 1  // [
         var items: [JSONValue] = []
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-            index += 1
-            return .array(items)
-        }
+        if try opensEmpty(depth: depth, closedBy: "]") { return .array(items) }
         while true {
             skipWhitespace()
             items.append(try value(depth: depth))
             if try endOfItem(closedBy: "]", in: "array") { return .array(items) }
         }
+    }
+
+    /// Consumes the opening bracket of an object or array at nesting `depth` (refused past
+    /// `maximumDepth`) and the whitespace after it; true when `close` follows at once (consumed too).
+    private mutating func opensEmpty(depth: Int, closedBy close: Unicode.Scalar) throws(JSONParseFailure) -> Bool {
+        guard depth <= Self.maximumDepth else { throw failure("nested deeper than \(Self.maximumDepth) levels") }
+        index += 1
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: close) else { return false }
+        index += 1
+        return true
     }
 
     /// After a member or item: consumes the ',' before the next one (false) or the closing bracket
