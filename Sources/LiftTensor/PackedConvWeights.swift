@@ -75,13 +75,26 @@ struct PackedConvWeights: @unchecked Sendable {
             self.bias = AlignedBuffer(count: blocks * vectorWidth)
             zeroRow = AlignedBuffer(count: roundUpToVector(cinG))
             if let bias { self.bias.pointer.update(from: bias, count: outputChannels) }
-            withUnsafeTemporaryAllocation(of: Float.self, capacity: components) { u in
-                guard let u = u.baseAddress else { preconditionFailure("Winograd transform scratch allocation failed") }
-                for co in 0 ..< outputChannels {
-                    for ci in 0 ..< cinG {
-                        winogradWeightTransform(outputTile: winogradTile, into: u) { ky, kx in source[((co * 3 + ky) * 3 + kx) * cinG + ci] }
-                        for k in 0 ..< components {
-                            self.weights.pointer[((k * blocks + co / vectorWidth) * cinG + ci) * vectorWidth + co % vectorWidth] = u[k]
+            let packed = self.weights.pointer
+            source.withUnsafeBufferPointer { source in
+                guard let source = source.baseAddress else { return }
+                // The 9 taps of 16 output channels, [tap][lane]; lanes past the last channel stay zero.
+                withUnsafeTemporaryAllocation(of: Double.self, capacity: 9 * vectorWidth) { taps in
+                    guard let taps = taps.baseAddress else { preconditionFailure("Winograd scratch allocation failed") }
+                    for block in 0 ..< blocks {
+                        let lanes = min(vectorWidth, outputChannels - block * vectorWidth)
+                        taps.initialize(repeating: 0, count: 9 * vectorWidth)
+                        for ci in 0 ..< cinG {
+                            for lane in 0 ..< lanes {
+                                let co = block &* vectorWidth &+ lane
+                                let filter = source + (co &* 9 &* cinG &+ ci)
+                                for tap in 0 ..< 9 { taps[tap &* vectorWidth &+ lane] = Double(filter[tap &* cinG]) }
+                            }
+                            winogradWeightTransform(outputTile: winogradTile, taps: taps) { k, quarter, u in
+                                let row: Int = (k &* blocks &+ block) &* cinG &+ ci
+                                let offset: Int = row &* vectorWidth &+ quarter &* 4
+                                UnsafeMutableRawPointer(packed + offset).storeBytes(of: u, as: SIMD4<Float>.self)
+                            }
                         }
                     }
                 }

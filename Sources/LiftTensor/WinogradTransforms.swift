@@ -105,24 +105,40 @@ func winogradOutputTransform4(_ source: UnsafePointer<Float>, _ stride: Int, _ s
     }
 }
 
-/// U = G·g·Gᵀ for one 3×3 filter `g(ky, kx)` and output tile m (2 or 4), computed in Double and
-/// rounded once; element (m+2)·row + column is written to `u[(m+2)·row + column]`. Allocation-free:
-/// model loading runs it for every input × output channel pair of every Winograd layer.
-func winogradWeightTransform(outputTile m: Int, into u: UnsafeMutablePointer<Float>, _ g: (Int, Int) -> Float) {
-    /// G applied to one column (or row) (a, b, c); the first m + 2 entries are used.
-    func transform(_ a: Double, _ b: Double, _ c: Double) -> InlineArray<6, Double> {
-        m == 2 ? [a, (a + b + c) / 2, (a - b + c) / 2, c, 0, 0]
-            : [a / 4, -(a + b + c) / 6, -(a - b + c) / 6, a / 24 + b / 12 + c / 6, a / 24 - b / 12 + c / 6, c]
+/// U = G·g·Gᵀ of 16 filters at once (lane i = filter i) for output tile m (2 or 4), computed in
+/// Double and rounded once; `taps` holds the filters as `[ky][kx][16]` Doubles, and lanes
+/// `4q ..< 4q+4` of component k = (m+2)·row + column go to `store(k, q, u)`. Model loading runs it
+/// for every input channel and block of 16 output channels of every Winograd layer, so it works on
+/// four lanes at a time (one AVX2 register of Doubles: nothing spills) and allocates nothing.
+@inline(__always)
+func winogradWeightTransform(outputTile m: Int, taps: UnsafePointer<Double>, _ store: (Int, Int, SIMD4<Float>) -> Void) {
+    typealias Lanes = SIMD4<Double>
+    /// G applied to one column (or row) (a, b, c): entry i goes to `emit(i, value)`.
+    @inline(__always)
+    func transform(_ a: Lanes, _ b: Lanes, _ c: Lanes, _ emit: (Int, Lanes) -> Void) {
+        if m == 2 {
+            emit(0, a); emit(1, (a + b + c) * 0.5); emit(2, (a - b + c) * 0.5); emit(3, c)
+            return
+        }
+        let a24 = a * (1.0 / 24), b12 = b * (1.0 / 12), c6 = c * (1.0 / 6)
+        emit(0, a * 0.25); emit(1, (a + b + c) * (-1.0 / 6)); emit(2, (a - b + c) * (-1.0 / 6))
+        emit(3, a24 + b12 + c6); emit(4, a24 - b12 + c6); emit(5, c)
     }
     let points = m + 2
-    // G·g: the transform of each kernel column, as [row][kx].
-    var gg = InlineArray<6, InlineArray<3, Double>>(repeating: InlineArray<3, Double>(repeating: 0))
-    for kx in 0 ..< 3 {
-        let column = transform(Double(g(0, kx)), Double(g(1, kx)), Double(g(2, kx)))
-        for row in 0 ..< points { gg[row][kx] = column[row] }
-    }
-    for row in 0 ..< points {
-        let line = transform(gg[row][0], gg[row][1], gg[row][2])
-        for column in 0 ..< points { u[row * points + column] = Float(line[column]) }
+    for quarter in 0 ..< 4 {
+        @inline(__always) func g(_ tap: Int) -> Lanes {
+            let offset: Int = tap &* 16 &+ quarter &* 4
+            return UnsafeRawPointer(taps + offset).loadUnaligned(as: Lanes.self)
+        }
+        // G·g: the transform of each kernel column, as [row][kx].
+        var gg = InlineArray<18, Lanes>(repeating: Lanes())
+        for kx in 0 ..< 3 {
+            transform(g(kx), g(3 &+ kx), g(6 &+ kx)) { row, value in gg[row &* 3 &+ kx] = value }
+        }
+        for row in 0 ..< points {
+            transform(gg[row &* 3], gg[row &* 3 &+ 1], gg[row &* 3 &+ 2]) { column, value in
+                store(row &* points &+ column, quarter, SIMD4<Float>(value))
+            }
+        }
     }
 }
