@@ -1,7 +1,8 @@
 #!/bin/bash
 # One-shot CLI runs, side by side: each binary given runs `lift PHOTO -o OUT --json REPORT` on every
 # photo, the binaries alternating, ROUNDS times; prints per binary and photo the median wall time of
-# the whole process (start-up, model load, every stage) and of its encode stage (from the report).
+# the whole process (start-up, model load, every stage) and of its encode stage (from the report),
+# and the cut-out's size in bytes.
 # usage: Benchmarks/oneshot.sh ROUNDS PHOTO... -- LIFT_BINARY...
 # e.g.   Benchmarks/oneshot.sh 7 ../shared/photos/objects/0002-01.jpg -- /tmp/old/lift .build/release/lift
 set -euo pipefail
@@ -17,12 +18,13 @@ for photo in "${photos[@]}"; do
       "${binaries[$b]}" "$photo" -o "$work/out.png" --force --quiet --json "$work/report.json"
       end=$(date +%s%N)
       echo $(( (end - start) / 1000000 )) >> "$work/wall.$b"
+      stat -c %s "$work/out.png" > "$work/bytes.$b"
       grep -o '"encode" : [0-9.]*' "$work/report.json" | awk '{ print $3 }' >> "$work/encode.$b"
     done
   done
   for b in "${!binaries[@]}"; do
-    printf '%-44s %-36s process %6s ms   encode %7s ms\n' "$(basename "$photo")" "${binaries[$b]}" \
-      "$(median < "$work/wall.$b")" "$(median < "$work/encode.$b")"
-    rm "$work/wall.$b" "$work/encode.$b"
+    printf '%-44s %-36s process %6s ms   encode %7s ms   %9s bytes\n' "$(basename "$photo")" "${binaries[$b]}" \
+      "$(median < "$work/wall.$b")" "$(median < "$work/encode.$b")" "$(cat "$work/bytes.$b")"
+    rm "$work/wall.$b" "$work/encode.$b" "$work/bytes.$b"
   done
 done

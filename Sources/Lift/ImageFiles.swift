@@ -24,11 +24,17 @@ public enum ImageFiles {
         }
     }
 
-    /// Encodes an RGBA image as PNG (the smallest lossless colour type that holds it) on `threads`
-    /// threads (`nil`: every core; the bytes do not depend on it).
-    public static func encodePNG(_ image: RGBAImage, name: String = "image", threads: Int? = nil) throws(LiftError) -> [UInt8] {
+    /// zlib level for cut-outs and photos: 4 takes about half of level 6's deflate time (libpng's and
+    /// Pillow's default) for files ~2 % larger, measured on a 0.5 MP and a 2 MP cut-out (+2.2 % and
+    /// +1.4 % bytes, 0.42× and 0.46× the time); deflate was the largest stage of a one-shot run.
+    public static let defaultPNGLevel = 4
+
+    /// Encodes an RGBA image as PNG (the smallest lossless colour type that holds it) at zlib `level`
+    /// (0 stored … 9 smallest) on `threads` threads (`nil`: every core; the bytes do not depend on it).
+    public static func encodePNG(_ image: RGBAImage, name: String = "image", level: Int = defaultPNGLevel,
+                                 threads: Int? = nil) throws(LiftError) -> [UInt8] {
         do {
-            return try PNGEncoder.encode(image, options: PNGEncoder.Options(reduceColorType: true, threads: threads))
+            return try PNGEncoder.encode(image, options: PNGEncoder.Options(level: level, reduceColorType: true, threads: threads))
         } catch {
             throw .encodingFailed(path: name, underlying: error)
         }

@@ -27,6 +27,7 @@ public enum CutoutCommand: Sendable, Equatable {
         OptionSpec("mask", value: "PATH", help: "also write the grey mask (file for one input, else directory)"),
         OptionSpec("labels", value: "PATH", help: "also write the instance label map (0 = background, 1.. = subjects)"),
         OptionSpec("json", value: "PATH", help: "write a JSON report (sizes, instances, timings) to PATH or '-'"),
+        OptionSpec("png-level", value: "N", help: "zlib level of the cut-out, 0 (stored) ... 9 (smallest); default 4, half of 6's time for ~2 % more bytes"),
         OptionSpec("threshold", value: "T", help: "probability from which a pixel is subject, 0...1 (default 0.5)"),
         OptionSpec("no-refine", help: "skip edge refinement"),
         OptionSpec("threads", short: "j", value: "N", help: "worker threads (default: all cores)"),
@@ -79,6 +80,12 @@ public enum CutoutCommand: Sendable, Equatable {
             throw .invalidValue(option: option, value: "-", expected: "a file or directory path (only the cut-out or the JSON report can go to standard output)")
         }
         options.jsonReport = try parsed.value("json").map(OutputTarget.init(argument:))
+        if let text = try parsed.value("png-level") {
+            guard let level = Int(text), (0 ... 9).contains(level) else {
+                throw .invalidValue(option: "--png-level", value: text, expected: "a whole number from 0 to 9")
+            }
+            options.pngLevel = level
+        }
         if options.output == .standardOutput, options.jsonReport == .standardOutput {
             throw .conflictingOptions("--output -", "--json -", reason: "only one of them can use standard output")
         }

@@ -36,6 +36,8 @@ public struct CutoutOptions: Sendable, Equatable {
     public var threshold: Float?
     /// Skip edge refinement whatever the quality.
     public var noRefine = false
+    /// zlib level of the cut-out PNG, 0 (stored) … 9 (smallest).
+    public var pngLevel = ImageFiles.defaultPNGLevel
     /// Worker threads for the model and mask stages; `nil` uses every core.
     public var threads: Int?
     /// Print nothing but errors.

@@ -74,7 +74,7 @@ public struct CutoutPipeline {
         timings.composite = clock.lap()
 
         let threads = options.threads
-        let cutoutBytes = try ImageFiles.encodePNG(cutout, name: job.output.name, threads: threads)
+        let cutoutBytes = try ImageFiles.encodePNG(cutout, name: job.output.name, level: options.pngLevel, threads: threads)
         let maskBytes = try mask.map { image throws(LiftError) in try ImageFiles.encodePNG(image, name: job.mask ?? "mask", threads: threads) }
         let labelBytes = try labels.map { image throws(LiftError) in try ImageFiles.encodePNG(image, name: job.labels ?? "labels", threads: threads) }
         timings.encode = clock.lap()

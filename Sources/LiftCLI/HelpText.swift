@@ -50,7 +50,7 @@ public enum HelpText {
 
     /// Option groups in display order: a title and the long names of its options.
     public static let optionGroups: [(title: String, options: [String])] = [
-        ("OUTPUT", ["output", "recursive", "force", "skip-existing", "mask", "labels", "json"]),
+        ("OUTPUT", ["output", "recursive", "force", "skip-existing", "mask", "labels", "json", "png-level"]),
         ("MODEL", ["model", "quality", "threshold", "no-refine", "threads"]),
         ("SUBJECTS", ["instances", "at"]),
         ("LOOK", ["background", "crop", "margin", "square", "max-size"]),

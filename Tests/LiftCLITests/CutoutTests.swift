@@ -133,7 +133,8 @@ struct CutoutTests {
         #expect(!scratch.exists("none.png"))
     }
 
-    @Test(arguments: [["--quality", "fast"], ["--quality", "accurate"], ["--no-refine"], ["--threshold", "0.3"], ["--threads", "1"]])
+    @Test(arguments: [["--quality", "fast"], ["--quality", "accurate"], ["--no-refine"], ["--threshold", "0.3"], ["--threads", "1"],
+                        ["--png-level", "0"], ["--png-level", "9"]])
     func modelAndMaskOptionsRun(options: [String]) throws {
         let scratch = try scratchWithPhoto()
         defer { scratch.remove() }

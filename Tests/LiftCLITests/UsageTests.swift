@@ -32,6 +32,7 @@ import TestSupport
         (["a.jpg", "--force", "--skip-existing"], "'--force' and '--skip-existing' cannot be used together"),
         (["a.jpg", "-o"], "option '-o' needs a value"),
         (["a.jpg", "--model", "cat"], "invalid value 'cat' for '--model'"),
+        (["a.jpg", "--png-level", "10"], "invalid value '10' for '--png-level'"),
         ([], "no input given"),
     ])
     func usageErrorsExitTwoWithAHint(arguments: [String], message: String) throws {

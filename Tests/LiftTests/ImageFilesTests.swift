@@ -64,3 +64,31 @@ import TestSupport
     #expect(try Data(contentsOf: URL(fileURLWithPath: directory + "/kept.bin")) == Data([1]))
     #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == ["file", "kept.bin"])
 }
+
+@Test func everyPNGLevelKeepsThePixelsAndHigherLevelsAreNotLarger() throws {
+    // A smooth gradient with a little texture: compressible, but not trivially.
+    let width = 96, height = 64
+    var pixels = [UInt8](repeating: 0, count: width * height * 4)
+    for y in 0 ..< height {
+        for x in 0 ..< width {
+            let i = (y * width + x) * 4
+            pixels[i] = UInt8(x * 2); pixels[i + 1] = UInt8(y * 3); pixels[i + 2] = UInt8((x * y) % 7 * 30)
+            pixels[i + 3] = x < 48 ? 255 : UInt8(y * 4)
+        }
+    }
+    let image = RGBAImage(width: width, height: height, pixels: pixels)
+    let stored = try ImageFiles.encodePNG(image, level: 0)
+    let fast = try ImageFiles.encodePNG(image, level: 1)
+    let small = try ImageFiles.encodePNG(image, level: 9)
+    let standard = try ImageFiles.encodePNG(image)
+    for png in [stored, fast, small, standard] {
+        #expect(try ImageFiles.decode(png, name: "level.png").pixels == pixels)
+    }
+    #expect(small.count <= fast.count && fast.count < stored.count)
+    do {
+        _ = try ImageFiles.encodePNG(image, name: "ten.png", level: 10)
+        Issue.record("level 10 should be refused")
+    } catch {
+        #expect(error.description.contains("ten.png") && error.description.contains("compression level 10"))
+    }
+}
