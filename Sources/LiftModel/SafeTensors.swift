@@ -1,4 +1,5 @@
 import Foundation
+import LiftImage
 
 /// A `.safetensors` file held in memory, its header validated: 8-byte little-endian header length N,
 /// N bytes of JSON header, then the raw little-endian tensor data.
@@ -51,21 +52,19 @@ public struct SafeTensors: Sendable {
     /// Reads and validates the file at `url`; its size is checked before it is read.
     public init(contentsOf url: URL, limits: WeightLimits = .default) throws {
         let path = url.path
-        let size: Int
+        let bytes: [UInt8]
         do {
-            let attributes = try FileManager.default.attributesOfItem(atPath: path)
-            size = (attributes[.size] as? NSNumber)?.intValue ?? 0
+            bytes = try ImageIO.readFile(path, maxBytes: limits.maxFileBytes)
         } catch {
-            throw SafeTensorsError.unreadable(path: path, reason: error.localizedDescription)
+            switch error {
+            case .cannotRead(_, let reason): throw SafeTensorsError.unreadable(path: path, reason: reason)
+            case .fileTooLarge:
+                let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue
+                throw SafeTensorsError.fileTooLarge(byteCount: size ?? limits.maxFileBytes + 1, limit: limits.maxFileBytes)
+            default: throw SafeTensorsError.unreadable(path: path, reason: error.description)
+            }
         }
-        guard size <= limits.maxFileBytes else { throw SafeTensorsError.fileTooLarge(byteCount: size, limit: limits.maxFileBytes) }
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw SafeTensorsError.unreadable(path: path, reason: error.localizedDescription)
-        }
-        try self.init(bytes: [UInt8](data), limits: limits)
+        try self.init(bytes: bytes, limits: limits)
     }
 
     /// Validates `bytes`, the whole content of a safetensors file.

@@ -131,3 +131,20 @@ func malformedFilesThrowTheirTypedError(_ broken: BrokenFile) throws {
     #expect(throws: SafeTensorsError.unsupportedDType(tensor: "n", dtype: "I32")) { try file.floats("n") }
     #expect(throws: SafeTensorsError.missingTensor(name: "m")) { try file.floats("m") }
 }
+
+@Test func filesThatCannotBeReadNameThePathAndTheReason() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let missing = scratch.url.appendingPathComponent("missing.safetensors")
+    #expect(throws: SafeTensorsError.unreadable(path: missing.path, reason: "No such file or directory")) {
+        try SafeTensors(contentsOf: missing)
+    }
+    #expect(throws: SafeTensorsError.unreadable(path: scratch.url.path, reason: "it is a directory")) {
+        try SafeTensors(contentsOf: scratch.url)
+    }
+    let bytes = try Fixtures.bytes("graphs/tiny.safetensors")
+    try scratch.write(bytes, to: "tiny.safetensors")
+    #expect(throws: SafeTensorsError.fileTooLarge(byteCount: bytes.count, limit: 100)) {
+        try SafeTensors(contentsOf: scratch.url.appendingPathComponent("tiny.safetensors"), limits: WeightLimits(maxFileBytes: 100))
+    }
+}
