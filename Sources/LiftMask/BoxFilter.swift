@@ -54,34 +54,80 @@ enum BoxFilter {
         (0 ..< length).map { min($0 + radius, length - 1) - max($0 - radius, 0) + 1 }
     }
 
+    /// Window sums along one row, `src` → `dst`: the window's change at each step, vectorised, then
+    /// a running sum over those changes in place.
     @inline(__always)
     private static func horizontalSums(_ src: UnsafeMutablePointer<Float>, _ dst: UnsafeMutablePointer<Float>,
                                        width: Int, radius: Int) {
-        var sum: Float = 0
-        for x in 0 ... min(radius, width - 1) { sum += src[x] }
+        var sum = firstWindowSum(src, width: width, radius: radius)
+        windowChanges(src, into: dst, width: width, radius: radius)
         for x in 0 ..< width {
+            let change = dst[x]
             dst[x] = sum
-            let entering = x &+ radius &+ 1, leaving = x &- radius
-            if entering < width { sum += src[entering] }
-            if leaving >= 0 { sum -= src[leaving] }
+            sum += change
         }
     }
 
-    /// `horizontalSums` on four consecutive rows at once (rows `width` apart).
+    /// `horizontalSums` on four consecutive rows at once (rows `width` apart): four independent
+    /// running sums, so the adds overlap instead of waiting on each other.
     @inline(__always)
     private static func horizontalSums4(_ src: UnsafeMutablePointer<Float>, _ dst: UnsafeMutablePointer<Float>,
                                         width: Int, radius: Int) {
-        @inline(__always) func load(_ x: Int) -> SIMD4<Float> {
-            SIMD4(src[x], src[width &+ x], src[2 &* width &+ x], src[3 &* width &+ x])
+        var sum0 = firstWindowSum(src, width: width, radius: radius)
+        var sum1 = firstWindowSum(src + width, width: width, radius: radius)
+        var sum2 = firstWindowSum(src + 2 &* width, width: width, radius: radius)
+        var sum3 = firstWindowSum(src + 3 &* width, width: width, radius: radius)
+        for row in 0 ..< 4 {
+            windowChanges(src + row &* width, into: dst + row &* width, width: width, radius: radius)
         }
-        var sum = SIMD4<Float>()
-        for x in 0 ... min(radius, width - 1) { sum += load(x) }
+        let d1 = dst + width, d2 = dst + 2 &* width, d3 = dst + 3 &* width
         for x in 0 ..< width {
-            dst[x] = sum[0]; dst[width &+ x] = sum[1]; dst[2 &* width &+ x] = sum[2]; dst[3 &* width &+ x] = sum[3]
-            let entering = x &+ radius &+ 1, leaving = x &- radius
-            if entering < width { sum += load(entering) }
-            if leaving >= 0 { sum -= load(leaving) }
+            let c0 = dst[x], c1 = d1[x], c2 = d2[x], c3 = d3[x]
+            dst[x] = sum0; d1[x] = sum1; d2[x] = sum2; d3[x] = sum3
+            sum0 += c0; sum1 += c1; sum2 += c2; sum3 += c3
         }
+    }
+
+    /// The sum of the window around x = 0.
+    @inline(__always)
+    private static func firstWindowSum(_ row: UnsafeMutablePointer<Float>, width: Int, radius: Int) -> Float {
+        var sum: Float = 0
+        for x in 0 ... min(radius, width - 1) { sum += row[x] }
+        return sum
+    }
+
+    /// `changes[x]` = the window sum at x + 1 minus the one at x: the pixel entering (x + r + 1) minus
+    /// the one leaving (x − r), each where it lies inside the row. SIMD over the middle of the row.
+    @inline(__always)
+    private static func windowChanges(_ src: UnsafeMutablePointer<Float>, into changes: UnsafeMutablePointer<Float>,
+                                      width: Int, radius: Int) {
+        let (enterEnd, leaveStart) = runningSumSpans(width: width, radius: radius)
+        var x = 0
+        while x < leaveStart {
+            changes[x] = x < enterEnd ? src[x &+ radius &+ 1] : 0
+            x &+= 1
+        }
+        while x &+ 16 <= enterEnd {
+            let entering = UnsafeRawPointer(src + (x &+ radius &+ 1)).loadUnaligned(as: SIMD16<Float>.self)
+            let leaving = UnsafeRawPointer(src + (x &- radius)).loadUnaligned(as: SIMD16<Float>.self)
+            UnsafeMutableRawPointer(changes + x).storeBytes(of: entering - leaving, as: SIMD16<Float>.self)
+            x &+= 16
+        }
+        while x < enterEnd {
+            changes[x] = src[x &+ radius &+ 1] - src[x &- radius]
+            x &+= 1
+        }
+        while x < width {
+            changes[x] = -src[x &- radius]
+            x &+= 1
+        }
+    }
+
+    /// After output `x`, a pixel enters the window while `x < enterEnd` and one leaves once
+    /// `x >= radius`; returns `enterEnd` and where the leaving starts, `min(radius, width)`.
+    @inline(__always)
+    private static func runningSumSpans(width: Int, radius: Int) -> (enterEnd: Int, leaveStart: Int) {
+        (max(width - radius - 1, 0), min(radius, width))
     }
 
     @inline(__always)

@@ -151,6 +151,25 @@ enum BlockAverage {
         let lowWidth = (width + block - 1) / block, lowHeight = (height + block - 1) / block
         let threshold = mapThreshold
         nonisolated(unsafe) let planes = planes
+        if block == 1 {
+            // No averaging: the planes are the photo's channels and the map, converted.
+            Parallel.forEach(count: height, threads: threads, minimumPerPart: 16) { rows in
+                for y in rows {
+                    let pixels = rgba + y &* width &* 4, values = map + y &* width, o = y &* width
+                    for x in 0 ..< width {
+                        planes.0[o &+ x] = Float(pixels[x &* 4]) * (1 / 255)
+                        planes.1[o &+ x] = Float(pixels[x &* 4 &+ 1]) * (1 / 255)
+                        planes.2[o &+ x] = Float(pixels[x &* 4 &+ 2]) * (1 / 255)
+                    }
+                    if let threshold {
+                        for x in 0 ..< width { planes.3[o &+ x] = values[x] >= threshold ? 1 : 0 }
+                    } else {
+                        (planes.3 + o).update(from: values, count: width)
+                    }
+                }
+            }
+            return
+        }
         Parallel.forEach(count: lowHeight, threads: threads, minimumPerPart: 8) { lowRows in
             for ly in lowRows {
                 let y0 = ly * block, y1 = min(y0 + block, height)
