@@ -3,11 +3,11 @@ import LiftMask
 extension Background {
     /// Parses the CLI's background notation:
     /// `transparent`; a colour (`white`, `black`, `#RRGGBB`, `#RRGGBBAA`); `blur` or `blur:RADIUS`
-    /// (pixels); `dim` or `dim:BRIGHTNESS` (0…1, default 0.35).
+    /// (pixels, 1…10000); `dim` or `dim:LEVEL` (brightness 0…1, default 0.35). A `:` needs a value after it.
     /// - Throws: `MaskError.invalidBackground` (or `.invalidColor` for a malformed `#…` colour).
     public init(parsing text: String) throws {
         let lower = text.lowercased()
-        let parts = lower.split(separator: ":", maxSplits: 1).map(String.init)
+        let parts = lower.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         switch parts.first ?? "" {
         case "transparent", "none", "alpha":
             guard parts.count == 1 else { throw MaskError.invalidBackground(text) }

@@ -16,9 +16,16 @@ public enum ImageFiles {
     /// threads (`nil`: every core); `name` is used in error messages.
     public static func decode(_ bytes: [UInt8], name: String, limits: DecodingLimits = .default,
                               threads: Int? = nil) throws(LiftError) -> RGBAImage {
+        try decodePhoto(bytes, name: name, limits: limits, threads: threads).image
+    }
+
+    /// Decodes like `decode` and keeps the file's colour description (`ImageIO.decodePhoto`) for
+    /// `encodePNG(_:name:level:color:threads:)`.
+    public static func decodePhoto(_ bytes: [UInt8], name: String, limits: DecodingLimits = .default,
+                                   threads: Int? = nil) throws(LiftError) -> DecodedPhoto {
         guard ImageFormat.sniff(bytes) != nil else { throw .unsupportedFormat(path: name) }
         do {
-            return try ImageIO.decode(bytes, limits: limits, threads: threads)
+            return try ImageIO.decodePhoto(bytes, limits: limits, threads: threads)
         } catch {
             throw .undecodable(path: name, underlying: error)
         }
@@ -30,11 +37,13 @@ public enum ImageFiles {
     public static let defaultPNGLevel = 4
 
     /// Encodes an RGBA image as PNG (the smallest lossless colour type that holds it) at zlib `level`
-    /// (0 stored … 9 smallest) on `threads` threads (`nil`: every core; the bytes do not depend on it).
+    /// (0 stored … 9 smallest) on `threads` threads (`nil`: every core; the bytes do not depend on it),
+    /// with the colour chunks `color` (a profile that does not fit the colour type is left out).
     public static func encodePNG(_ image: RGBAImage, name: String = "image", level: Int = defaultPNGLevel,
-                                 threads: Int? = nil) throws(LiftError) -> [UInt8] {
+                                 color: PNGMetadata = PNGMetadata(), threads: Int? = nil) throws(LiftError) -> [UInt8] {
         do {
-            return try PNGEncoder.encode(image, options: PNGEncoder.Options(level: level, reduceColorType: true, threads: threads))
+            let options = PNGEncoder.Options(level: level, reduceColorType: true, metadata: color, threads: threads)
+            return try PNGEncoder.encode(image, options: options)
         } catch {
             throw .encodingFailed(path: name, underlying: error)
         }
@@ -85,6 +94,11 @@ public enum ImageFiles {
         do {
             return try ImageIO.readFile(path, maxBytes: maxFileBytes)
         } catch {
+            // A name that was not UTF-8 reaches Swift with U+FFFD in place of its bytes: that spelling
+            // names no file, and "no such file" would mislead.
+            if path.contains("\u{FFFD}"), !FileManager.default.fileExists(atPath: path) {
+                throw .unreadableFile(path: path, reason: "the file name is not valid UTF-8 (shown with �), which Lift cannot open; rename the file")
+            }
             throw LiftError(reading: error)
         }
     }

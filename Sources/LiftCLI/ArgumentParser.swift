@@ -123,10 +123,11 @@ public struct ArgumentParser: Sendable {
         return result
     }
 
-    /// True for `--x`, `-x` (but not `-` alone, and not a negative number).
+    /// True for `--x`, `-x` (but not `-` alone, and not a value starting with a minus sign and a digit,
+    /// such as `-5` or `-5,3`: no option is a digit, so the option's own check can say what is wrong).
     private func looksLikeOption(_ argument: String) -> Bool {
-        guard argument.hasPrefix("-"), argument.count > 1 else { return false }
-        return Double(argument) == nil
+        guard argument.hasPrefix("-"), let second = argument.dropFirst().first else { return false }
+        return !(second.isASCII && (second.isNumber || second == "."))
     }
 
     /// The closest long option to a mistyped `name` (edit distance ≤ 2, or a unique prefix).

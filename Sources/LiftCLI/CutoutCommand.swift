@@ -17,13 +17,13 @@ public enum CutoutCommand: Sendable, Equatable {
         OptionSpec("skip-existing", help: "skip inputs whose outputs already exist (resume a batch)"),
         OptionSpec("model", short: "m", value: "NAME", help: "subject | person (default: subject if its weights exist, else person)"),
         OptionSpec("quality", value: "LEVEL", help: "fast | balanced | accurate: model passes, edge refinement (default balanced)"),
-        OptionSpec("background", short: "b", value: "BG", help: "transparent | white | #RRGGBB[AA] | blur[:RADIUS] | dim[:LEVEL] (default transparent)"),
+        OptionSpec("background", short: "b", value: "BG", help: "transparent | white | black | #RRGGBB[AA] | blur[:RADIUS] | dim[:LEVEL] (default transparent)"),
         OptionSpec("crop", help: "crop to the kept subjects"),
         OptionSpec("margin", value: "N|N%", help: "margin around the crop, in pixels or percent of its longer side"),
         OptionSpec("square", help: "make the crop a square centred on the subjects"),
         OptionSpec("max-size", value: "N", help: "scale the result down so its longer side is at most N pixels"),
         OptionSpec("instances", value: "WHICH", help: "all | largest | 1,3 (subjects numbered by decreasing area; default all)"),
-        OptionSpec("at", value: "X,Y", help: "keep only the subject under pixel X,Y (or the nearest one)"),
+        OptionSpec("at", value: "X,Y", help: "keep only the subject under pixel X,Y (or one within 1 % of the longer side)"),
         OptionSpec("mask", value: "PATH", help: "also write the grey mask (file for one input, else directory)"),
         OptionSpec("labels", value: "PATH", help: "also write the instance label map (0 = background, 1.. = subjects)"),
         OptionSpec("json", value: "PATH", help: "write a JSON report (sizes, instances, timings) to PATH or '-'"),
@@ -110,13 +110,18 @@ public enum CutoutCommand: Sendable, Equatable {
         return value
     }
 
-    /// `transparent`, a colour (`white`, `black`, `#RRGGBB`, `#RRGGBBAA`), `blur[:RADIUS]` or `dim[:BRIGHTNESS]`.
+    /// `transparent`, a colour (`white`, `black`, `#RRGGBB`, `#RRGGBBAA`), `blur[:RADIUS]` or `dim[:LEVEL]`.
     static func parseBackground(_ text: String) throws(UsageError) -> Background {
         do {
             return try Background(parsing: text)
         } catch {
-            throw .invalidValue(option: "--background", value: text,
-                                expected: "transparent, white, black, #RRGGBB, #RRGGBBAA, blur[:RADIUS] or dim[:BRIGHTNESS]")
+            let kind = text.lowercased().prefix { $0 != ":" }
+            let expected = switch kind {
+            case "blur", "blurred": "blur, or blur:RADIUS with RADIUS a whole number of pixels from 1 to 10000"
+            case "dim", "dimmed": "dim, or dim:LEVEL with LEVEL from 0 (black) to 1 (the photo unchanged)"
+            default: "transparent, white, black, #RRGGBB, #RRGGBBAA, blur[:RADIUS] or dim[:LEVEL]"
+            }
+            throw .invalidValue(option: "--background", value: text, expected: expected)
         }
     }
 

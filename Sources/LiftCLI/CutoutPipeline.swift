@@ -34,12 +34,12 @@ public enum CutoutError: Error, Equatable, CustomStringConvertible {
 public struct CutoutPipeline {
     private let options: CutoutOptions
     private let lifter: SubjectLifter
-    private let writeStandardOutput: ([UInt8]) -> Void
+    private let writeStandardOutput: ([UInt8]) throws -> Void
 
     /// Loads the model `options` ask for.
     /// - Parameter writeStandardOutput: where a cut-out for `-o -` goes.
     /// - Throws: `LiftError` when the model cannot be found or loaded.
-    public init(options: CutoutOptions, writeStandardOutput: @escaping ([UInt8]) -> Void) throws(LiftError) {
+    public init(options: CutoutOptions, writeStandardOutput: @escaping ([UInt8]) throws -> Void) throws(LiftError) {
         var lifter = try SubjectLifter(model: options.model, quality: options.quality, threads: options.threads)
         if let threshold = options.threshold { lifter.analysisOptions.threshold = threshold }
         if options.noRefine { lifter.analysisOptions.refine = false }
@@ -59,7 +59,8 @@ public struct CutoutPipeline {
         case .file(let path): bytes = try ImageFiles.readFile(path)
         case .standardInput: bytes = try ImageFiles.readStandardInput()
         }
-        let photo = try ImageFiles.decode(bytes, name: name, threads: options.threads)
+        let decoded = try ImageFiles.decodePhoto(bytes, name: name, threads: options.threads)
+        let photo = decoded.image
         timings.decode = clock.lap()
 
         let analysis = try lifter.analyze(photo, timings: &timings)
@@ -74,7 +75,8 @@ public struct CutoutPipeline {
         timings.composite = clock.lap()
 
         let threads = options.threads
-        let cutoutBytes = try ImageFiles.encodePNG(cutout, name: job.output.name, level: options.pngLevel, threads: threads)
+        let cutoutBytes = try ImageFiles.encodePNG(cutout, name: job.output.name, level: options.pngLevel,
+                                                   color: decoded.color, threads: threads)
         let maskBytes = try mask.map { image throws(LiftError) in try ImageFiles.encodePNG(image, name: job.mask ?? "mask", threads: threads) }
         let labelBytes = try labels.map { image throws(LiftError) in try ImageFiles.encodePNG(image, name: job.labels ?? "labels", threads: threads) }
         timings.encode = clock.lap()
@@ -84,7 +86,7 @@ public struct CutoutPipeline {
         if let path = job.labels, let labelBytes { try ImageFiles.write(labelBytes, to: path, overwrite: overwrite) }
         switch job.output {
         case .path(let path): try ImageFiles.write(cutoutBytes, to: path, overwrite: overwrite)
-        case .standardOutput: writeStandardOutput(cutoutBytes)
+        case .standardOutput: try writeStandardOutput(cutoutBytes)
         }
         timings.write = clock.lap()
 

@@ -4,8 +4,8 @@ import Lift
 /// The process around the cut-out action: where text and bytes go, and how images are processed.
 /// The real one talks to the terminal and runs the model; tests can substitute any part.
 public struct CommandEnvironment {
-    /// Writes bytes to standard output.
-    public var writeStandardOutput: ([UInt8]) -> Void
+    /// Writes bytes to standard output; throws when they cannot all be written (`StandardStream.WriteError`).
+    public var writeStandardOutput: ([UInt8]) throws -> Void
     /// Writes text to standard error.
     public var writeStandardError: (String) -> Void
     /// Whether standard input is a terminal (reading an image from it is refused).
@@ -22,7 +22,7 @@ public struct CommandEnvironment {
     public var makeProcessor: (CutoutOptions, CommandEnvironment) throws -> (ImageJob) throws -> ImageReport
 
     /// An environment from its parts.
-    public init(writeStandardOutput: @escaping ([UInt8]) -> Void, writeStandardError: @escaping (String) -> Void,
+    public init(writeStandardOutput: @escaping ([UInt8]) throws -> Void, writeStandardError: @escaping (String) -> Void,
                 standardInputIsTerminal: Bool, standardOutputIsTerminal: Bool, standardErrorIsTerminal: Bool, terminalWidth: Int,
                 fileSystem: any FileSystemView,
                 makeProcessor: @escaping (CutoutOptions, CommandEnvironment) throws -> (ImageJob) throws -> ImageReport) {
@@ -47,10 +47,11 @@ public enum LiftCommand {
         do throws(UsageError) {
             switch try CutoutCommand.parse(arguments) {
             case .help:
-                environment.writeStandardOutput(Array(HelpText.full.utf8))
+                // Help cut short by its reader (`lift --help | head`) is not a failure.
+                try? environment.writeStandardOutput(Array(HelpText.full.utf8))
                 return 0
             case .version:
-                environment.writeStandardOutput(Array("lift \(LiftVersion.string)\n".utf8))
+                try? environment.writeStandardOutput(Array("lift \(LiftVersion.string)\n".utf8))
                 return 0
             case .run(let parsed):
                 options = parsed
@@ -89,7 +90,7 @@ public enum LiftCommand {
         do {
             let document = try BatchReport(images: reports, summary: summary).encoded()
             switch target {
-            case .standardOutput: environment.writeStandardOutput(document)
+            case .standardOutput: try environment.writeStandardOutput(document)
             case .path(let path): try AtomicFile.write(document, to: path)
             }
         } catch {

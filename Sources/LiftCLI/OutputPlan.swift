@@ -47,6 +47,8 @@ public struct ImageJob: Sendable, Equatable {
 public enum PlanFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// The input path does not exist.
     case inputNotFound
+    /// The name reached Lift with bytes that are not UTF-8 (shown as �), so it cannot be opened.
+    case nameNotUTF8
     /// A directory input held no image files.
     case noImagesInDirectory
     /// A directory could not be listed.
@@ -61,6 +63,7 @@ public enum PlanFailure: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .inputNotFound: "no such file or directory"
+        case .nameNotUTF8: "cannot open: the file name is not valid UTF-8 (shown with �), which Lift cannot open; rename the file"
         case .noImagesInDirectory: "no PNG or JPEG files in this directory (use -r to descend into sub-directories)"
         case .unreadableDirectory(let reason): "cannot list directory: \(reason)"
         case .wouldOverwriteInput(let output): "refusing to write \(output): it is an input"
@@ -108,6 +111,7 @@ public struct OutputPlanner: Sendable {
         var pending: [Result<FoundImage, NamedFailure>] = []
         var inputCanonical: Set<String> = []
         var anyDirectory = false
+        var scannedDirectories: Set<String> = []  // canonical paths, so each real directory is listed once
         for input in options.inputs {
             if input == "-" {
                 pending.append(.success(FoundImage(source: .standardInput, subdirectory: "", stem: "stdin")))
@@ -115,18 +119,22 @@ public struct OutputPlanner: Sendable {
             }
             switch fileSystem.kind(of: input) {
             case .missing:
-                pending.append(.failure(NamedFailure(input: input, failure: .inputNotFound)))
+                let failure: PlanFailure = input.contains("\u{FFFD}") ? .nameNotUTF8 : .inputNotFound
+                pending.append(.failure(NamedFailure(input: input, failure: failure)))
             case .file:
+                // The same file named twice (or again through another path) is cut out once.
+                guard inputCanonical.insert(fileSystem.canonicalPath(input)).inserted else { continue }
                 pending.append(.success(FoundImage(source: .file(input), subdirectory: "", stem: PathText.stem(of: input))))
-                inputCanonical.insert(fileSystem.canonicalPath(input))
             case .directory:
                 anyDirectory = true
                 do {
-                    let images = try scan(directory: input, subdirectory: "", recursive: options.recursive)
-                    if images.isEmpty { pending.append(.failure(NamedFailure(input: input, failure: .noImagesInDirectory))) }
-                    for image in images {
-                        if case .file(let path) = image.source { inputCanonical.insert(fileSystem.canonicalPath(path)) }
-                        pending.append(.success(image))
+                    let found = try scan(directory: input, subdirectory: "", recursive: options.recursive,
+                                         scanned: &scannedDirectories)
+                    if found.isEmpty { pending.append(.failure(NamedFailure(input: input, failure: .noImagesInDirectory))) }
+                    for item in found {
+                        if case .success(let image) = item, case .file(let path) = image.source,
+                           !inputCanonical.insert(fileSystem.canonicalPath(path)).inserted { continue }
+                        pending.append(item)
                     }
                 } catch {
                     pending.append(.failure(NamedFailure(input: input, failure: .unreadableDirectory(reason: "\(error)"))))
@@ -185,7 +193,25 @@ public struct OutputPlanner: Sendable {
             }
             entries.append(.process(job))
         }
+        if case .path(let report) = options.jsonReport {
+            try checkReportPath(report, inputs: inputCanonical, outputs: claimed, options: options)
+        }
         return entries
+    }
+
+    /// The JSON report may not replace an input or another output, nor an existing file unless
+    /// `--force` (or `--skip-existing`, which resumes a batch whose report describes this run).
+    private func checkReportPath(_ report: String, inputs: Set<String>, outputs: [String: String],
+                                 options: CutoutOptions) throws(UsageError) {
+        let canonical = fileSystem.canonicalPath(report)
+        if inputs.contains(canonical) { throw .invalidOutput("--json \(report) is an input; Lift never overwrites an input") }
+        if let other = outputs[canonical] { throw .invalidOutput("--json \(report) is also an output for \(other)") }
+        switch fileSystem.kind(of: report) {
+        case .directory: throw .invalidOutput("--json \(report) is a directory; give the report a file name")
+        case .file where !options.force && !options.skipExisting:
+            throw .invalidOutput("--json \(report) exists (use --force to overwrite it)")
+        case .file, .missing: break
+        }
     }
 
     /// A failure found for an input while planning.
@@ -194,24 +220,32 @@ public struct OutputPlanner: Sendable {
         var failure: PlanFailure
     }
 
-    /// Image files in `directory` (sorted by name), descending when `recursive`.
-    private func scan(directory: String, subdirectory: String, recursive: Bool) throws -> [FoundImage] {
-        var images: [FoundImage] = []
+    /// Image files in `directory` (sorted by name), descending when `recursive` into directories not
+    /// yet in `scanned` (canonical paths: a symbolic link back up the tree, or a second link to one
+    /// directory, is not followed again). An image-named entry that cannot be opened, such as a name
+    /// that is not UTF-8, comes back as a failure rather than being dropped in silence.
+    private func scan(directory: String, subdirectory: String, recursive: Bool,
+                      scanned: inout Set<String>) throws -> [Result<FoundImage, NamedFailure>] {
+        guard scanned.insert(fileSystem.canonicalPath(directory)).inserted else { return [] }
+        var found: [Result<FoundImage, NamedFailure>] = []
         for name in try fileSystem.contentsOfDirectory(directory).sorted() where !name.hasPrefix(".") {
             let path = PathText.join(directory, name)
+            let lower = name.lowercased()
+            let isImageName = Self.imageExtensions.contains(PathText.fileExtension(of: name))
+                && !Self.outputSuffixes.contains(where: { lower.hasSuffix($0) })
             switch fileSystem.kind(of: path) {
-            case .file:
-                let lower = name.lowercased()
-                guard Self.imageExtensions.contains(PathText.fileExtension(of: name)),
-                      !Self.outputSuffixes.contains(where: { lower.hasSuffix($0) }) else { continue }
-                images.append(FoundImage(source: .file(path), subdirectory: subdirectory, stem: PathText.stem(of: name)))
+            case .file where isImageName:
+                found.append(.success(FoundImage(source: .file(path), subdirectory: subdirectory, stem: PathText.stem(of: name))))
+            case .missing where isImageName:
+                found.append(.failure(NamedFailure(input: path, failure: name.contains("\u{FFFD}") ? .nameNotUTF8 : .inputNotFound)))
             case .directory where recursive:
-                images += try scan(directory: path, subdirectory: PathText.join(subdirectory, name), recursive: true)
-            case .directory, .missing:
+                found += try scan(directory: path, subdirectory: PathText.join(subdirectory, name), recursive: true,
+                                  scanned: &scanned)
+            case .file, .directory, .missing:
                 continue
             }
         }
-        return images
+        return found
     }
 
     /// How outputs of one kind are named.

@@ -7,10 +7,12 @@ public enum ImageFormat: String, Sendable, Equatable, CustomStringConvertible {
     /// JPEG (baseline and progressive).
     case jpeg
 
-    /// The format `bytes` start with (PNG signature, JPEG SOI + marker), or nil when neither.
+    /// The format `bytes` start with (PNG signature, JPEG SOI), or nil when neither. A file that
+    /// starts with the JPEG SOI marker counts as JPEG however broken the rest, so that the JPEG
+    /// decoder says what is wrong with it.
     public static func sniff(_ bytes: [UInt8]) -> ImageFormat? {
         if bytes.count >= 8, bytes.prefix(8).elementsEqual(pngSignature) { return .png }
-        if bytes.count >= 3, bytes[0] == 0xFF, bytes[1] == 0xD8, bytes[2] == 0xFF { return .jpeg }
+        if bytes.count >= 2, bytes[0] == 0xFF, bytes[1] == 0xD8 { return .jpeg }
         return nil
     }
 
@@ -38,6 +40,20 @@ public enum ImageIOError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 }
 
+/// A decoded photo and how its colours are to be read.
+public struct DecodedPhoto: Sendable {
+    /// The pixels, RGBA8, straight alpha, upright.
+    public var image: RGBAImage
+    /// Colour chunks for PNGs made from these pixels (empty when the file says nothing about colour).
+    public var color: PNGMetadata
+
+    /// A photo from its parts.
+    public init(image: RGBAImage, color: PNGMetadata) {
+        self.image = image
+        self.color = color
+    }
+}
+
 /// One entry point for reading and writing images: content sniffing, decoding any supported format to
 /// RGBA8, reading files with a size cap (`ImageIO+ReadFile.swift`), and atomic PNG writes.
 public enum ImageIO {
@@ -48,14 +64,24 @@ public enum ImageIO {
     /// parallel stages (`nil`: every core; the pixels do not depend on it).
     public static func decode(_ bytes: [UInt8], limits: DecodingLimits = .default,
                               applyOrientation: Bool = true, threads: Int? = nil) throws -> RGBAImage {
+        try decodePhoto(bytes, limits: limits, applyOrientation: applyOrientation, threads: threads).image
+    }
+
+    /// Decodes like `decode` and also returns the file's colour description as PNG chunks to write into
+    /// images made from its pixels (`PNGMetadata.colorOnly` of a PNG: gAMA, sRGB, iCCP; a JPEG's ICC
+    /// profile as iCCP), so that a cut-out shows the photo's colours in colour-managed viewers.
+    public static func decodePhoto(_ bytes: [UInt8], limits: DecodingLimits = .default,
+                                   applyOrientation: Bool = true, threads: Int? = nil) throws -> DecodedPhoto {
         switch ImageFormat.sniff(bytes) {
         case .png:
             let decoded = try PNGDecoder.decode(bytes, limits: limits)
-            guard applyOrientation, let exif = decoded.info.metadata.eXIf else { return decoded.image }
-            return EXIFOrientation(exif: exif).apply(to: decoded.image)
+            let color = decoded.info.metadata.colorOnly
+            guard applyOrientation, let exif = decoded.info.metadata.eXIf else { return DecodedPhoto(image: decoded.image, color: color) }
+            return DecodedPhoto(image: EXIFOrientation(exif: exif).apply(to: decoded.image), color: color)
         case .jpeg:
-            return try JPEGDecoder.decode(bytes, limits: limits,
-                                          options: .init(applyOrientation: applyOrientation, threads: threads)).image
+            let jpeg = try JPEGDecoder.decode(bytes, limits: limits,
+                                              options: .init(applyOrientation: applyOrientation, threads: threads))
+            return DecodedPhoto(image: jpeg.image, color: PNGMetadata(iCCP: jpeg.iccProfile.flatMap(PNGColorProfile.chunkPayload)))
         case nil: throw ImageIOError.unknownFormat(leadingBytes: Array(bytes.prefix(8)))
         }
     }

@@ -15,23 +15,23 @@ public enum MaskError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A parameter outside its allowed range.
     case invalidParameter(name: String, value: String, expected: String)
 
-    /// A sentence a person understands.
+    /// What went wrong, as a lower-case clause that follows "lift: FILE: ".
     public var description: String {
         switch self {
         case let .emptyInput(what, width, height):
-            return "The \(what) is empty (\(width)×\(height)); a mask needs at least one pixel."
+            return "the \(what) is empty (\(width)×\(height)); a mask needs at least one pixel"
         case let .tooLarge(what, width, height, limit):
-            return "The \(what) would be \(width)×\(height) pixels, over the limit of \(limit) pixels."
+            return "the \(what) would be \(width)×\(height) pixels, over the limit of \(limit) pixels"
         case let .emptySelection(count):
-            return "Cannot crop to the chosen subjects: the \(count) subject(s) selected cover no pixel."
+            return "cannot crop to the chosen subjects: the \(count) subject(s) selected cover no pixel"
         case let .unknownSubject(index, count):
-            return "There is no subject \(index); this photo has \(count) subject(s) (0…\(max(count - 1, 0)))."
+            return "there is no subject \(index); this photo has \(count) subject(s) (0…\(max(count - 1, 0)))"
         case let .invalidColor(text):
-            return "\"\(text)\" is not a colour: use #RRGGBB, #RRGGBBAA or a name such as white, black, transparent."
+            return "\"\(text)\" is not a colour: use #RRGGBB, #RRGGBBAA or a name such as white, black, transparent"
         case let .invalidBackground(text):
-            return "\"\(text)\" is not a background: use transparent, a colour (#RRGGBB, #RRGGBBAA, white…), blur[:RADIUS] or dim[:BRIGHTNESS]."
+            return "\"\(text)\" is not a background: use transparent, a colour (#RRGGBB, #RRGGBBAA, white…), blur[:RADIUS] or dim[:LEVEL]"
         case let .invalidParameter(name, value, expected):
-            return "\(name) = \(value) is out of range: expected \(expected)."
+            return "\(name) = \(value) is out of range: expected \(expected)"
         }
     }
 }

@@ -1,8 +1,10 @@
 import Foundation
 import Lift
+import LiftCLI
 
 /// `lift convert [--fast] [--level N] [--keep-layout] [--force] INPUT OUTPUT.png`: decodes any image Lift
-/// can read and writes it as PNG atomically. PNG inputs keep their 16-bit samples and metadata chunks.
+/// can read and writes it as PNG atomically. PNG inputs keep their 16-bit samples and metadata chunks;
+/// JPEG inputs keep their ICC profile (as iCCP, when it is an RGB or grey profile that fits the output).
 /// INPUT `-` is standard input, OUTPUT `-` standard output. The input is never overwritten; an existing
 /// output only with `--force`. Returns 0 on success, 1 when reading, decoding or writing fails, 2 for a
 /// usage error; on failure no output file is left behind.
@@ -31,6 +33,10 @@ func runConvert(_ arguments: [String]) -> Int32 {
     }
     guard paths.count == 2 else { return usageFailure("convert", "expected INPUT and OUTPUT.png") }
     let (input, output) = (paths[0], paths[1])
+    let outputExtension = URL(fileURLWithPath: output).pathExtension.lowercased()
+    if output != "-", !outputExtension.isEmpty, outputExtension != "png" {
+        return usageFailure("convert", "\(output): convert writes PNG only; name the output .png")
+    }
     if input != "-", output != "-", URL(fileURLWithPath: input).standardizedFileURL.resolvingSymlinksInPath()
         == URL(fileURLWithPath: output).standardizedFileURL.resolvingSymlinksInPath() {
         return usageFailure("convert", "\(output) is the input; Lift never overwrites an input")
@@ -50,15 +56,19 @@ func runConvert(_ arguments: [String]) -> Int32 {
                 png = try PNGEncoder.encode(try PNGDecoder.decode(bytes).image, options: options)
             }
         } else {
-            png = try PNGEncoder.encode(try ImageIO.decode(bytes), options: options)
+            let photo = try ImageIO.decodePhoto(bytes)
+            options.metadata = photo.color
+            png = try PNGEncoder.encode(photo.image, options: options)
         }
         if output == "-" {
-            FileHandle.standardOutput.write(Data(png))
+            try StandardStream.write(png, to: STDOUT_FILENO)
         } else {
             try AtomicFile.write(png, to: output)
         }
         return 0
     } catch let error as AtomicFile.WriteError {
+        return commandFailure("convert", error)
+    } catch let error as StandardStream.WriteError {
         return commandFailure("convert", error)
     } catch {
         return commandFailure("convert", error, path: input)

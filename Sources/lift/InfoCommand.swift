@@ -1,5 +1,6 @@
 import Foundation
 import Lift
+import LiftCLI
 
 /// `lift info FILE` (`-` reads standard input): prints the format, size, colour type, bit depth, interlace and metadata chunks of an
 /// image file, one `key: value` line each. PNG files are checked chunk by chunk without decoding pixels;
@@ -24,9 +25,14 @@ func runInfo(_ arguments: [String]) -> Int32 {
             ]
             if info.paletteCount > 0 { lines.append("palette entries: \(info.paletteCount)") }
             if info.hasTransparencyChunk { lines.append("transparency: tRNS") }
+            if let exif = info.metadata.eXIf {
+                let orientation = EXIFOrientation(exif: exif)
+                lines.append("orientation: \(orientation.rawValue)"
+                             + (orientation.swapsDimensions ? " (shown as \(header.height)x\(header.width))" : ""))
+            }
             let chunks = info.metadata.chunks.map { "\($0.name) (\($0.bytes.count) bytes)" }
             lines.append("metadata: \(chunks.isEmpty ? "none" : chunks.joined(separator: ", "))")
-            print(lines.joined(separator: "\n"))
+            try StandardStream.write(Array((lines.joined(separator: "\n") + "\n").utf8), to: STDOUT_FILENO)
             return 0
         case .jpeg:
             let jpeg = try JPEGDecoder.decode(bytes, options: .init(applyOrientation: false))
@@ -35,7 +41,7 @@ func runInfo(_ arguments: [String]) -> Int32 {
             var metadata: [String] = []
             if let exif = jpeg.exif { metadata.append("EXIF (\(exif.count) bytes)") }
             if let icc = jpeg.iccProfile { metadata.append("ICC profile (\(icc.count) bytes)") }
-            print([
+            let lines = [
                 "format: JPEG",
                 "size: \(jpeg.storedWidth)x\(jpeg.storedHeight)",
                 "process: \(info.process.rawValue)",
@@ -45,11 +51,14 @@ func runInfo(_ arguments: [String]) -> Int32 {
                 "restart interval: \(info.restartInterval)",
                 "orientation: \(jpeg.orientation.rawValue)\(jpeg.orientation.swapsDimensions ? " (shown as \(jpeg.storedHeight)x\(jpeg.storedWidth))" : "")",
                 "metadata: \(metadata.isEmpty ? "none" : metadata.joined(separator: ", "))",
-            ].joined(separator: "\n"))
+            ]
+            try StandardStream.write(Array((lines.joined(separator: "\n") + "\n").utf8), to: STDOUT_FILENO)
             return 0
         case nil:
             throw ImageIOError.unknownFormat(leadingBytes: Array(bytes.prefix(8)))
         }
+    } catch let error as StandardStream.WriteError {
+        return commandFailure("info", error)
     } catch {
         return commandFailure("info", error, path: path)
     }

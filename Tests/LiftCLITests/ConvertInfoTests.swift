@@ -56,6 +56,29 @@ import TestSupport
         #expect(leftovers == ["cut.jpg"])
     }
 
+    @Test func convertKeepsAJPEGsRGBProfileAndWritesOnlyPNG() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let result = try LiftBinary.run(["convert", Fixtures.url("jpeg/icc_srgb.jpg").path, scratch.path("out.png")])
+        #expect(result.status == 0, "\(result.standardError)")
+        let written = try ImageIO.decodePhoto([UInt8](try Data(contentsOf: scratch.url.appendingPathComponent("out.png"))))
+        #expect(written.color.iCCP == (try ImageIO.decodePhoto(try Fixtures.bytes("jpeg/icc_srgb.jpg")).color.iCCP))
+
+        let misnamed = try LiftBinary.run(["convert", Fixtures.url("jpeg/icc_srgb.jpg").path, scratch.path("out.jpg")])
+        #expect(misnamed.status == 2)
+        #expect(misnamed.standardError.contains("convert writes PNG only"))
+        #expect(!scratch.exists("out.jpg"))
+    }
+
+    /// A full disk on standard output is a failure with a message, not a crash or a success.
+    @Test func writingToAFullStandardOutputFails() throws {
+        for arguments in [["convert", Fixtures.url("jpeg/gray.jpg").path, "-"], ["info", Fixtures.url("jpeg/gray.jpg").path]] {
+            let result = try LiftBinary.run(arguments, standardOutputPath: "/dev/full")
+            #expect(result.status == 1, "\(arguments): \(result.standardError)")
+            #expect(result.standardError.contains("cannot write standard output: No space left on device"))
+        }
+    }
+
     @Test func infoDescribesPNGAndJPEGFromFilesAndStandardInput() throws {
         let png = try LiftBinary.run(["info", Fixtures.url("png/adam7-rgba-17x33.png").path])
         #expect(png.status == 0, "\(png.standardError)")
@@ -66,6 +89,18 @@ import TestSupport
         #expect(jpeg.status == 0, "\(jpeg.standardError)")
         #expect(jpeg.outputText.contains("format: JPEG"))
         #expect(jpeg.outputText.contains("color space: cmyk"))
+    }
+
+    @Test func infoGivesThePNGOrientationFromItsExifChunk() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        // Big-endian TIFF with one IFD0 entry: orientation 6 (rotate 90° clockwise to show).
+        let exif: [UInt8] = [0x4D, 0x4D, 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0]
+        let image = RGBAImage(width: 3, height: 2, fill: (1, 2, 3, 255))
+        try scratch.write(try PNGEncoder.encode(image, options: PNGEncoder.Options(metadata: PNGMetadata(eXIf: exif))), to: "r.png")
+        let result = try LiftBinary.run(["info", scratch.path("r.png")])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.outputText.contains("orientation: 6 (shown as 2x3)"))
     }
 
     @Test func infoOnTextNamesTheFileAndWhatItSaw() throws {

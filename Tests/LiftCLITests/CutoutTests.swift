@@ -1,5 +1,6 @@
 import Foundation
 import Lift
+import LiftImage
 import Testing
 import TestSupport
 
@@ -66,6 +67,30 @@ struct CutoutTests {
         let piped = try LiftBinary.run(["person.png", "-o", "-"], in: scratch.url)
         #expect(piped.status == 0)
         #expect(try SamplePhotos.decode(piped.standardOutput).width == 256)
+    }
+
+    /// A full disk on standard output fails the image (and the report), with the reason.
+    @Test func aFullStandardOutputFailsTheRun() throws {
+        let scratch = try scratchWithPhoto()
+        defer { scratch.remove() }
+        let cutout = try LiftBinary.run(["person.png", "-o", "-"], in: scratch.url, standardOutputPath: "/dev/full")
+        #expect(cutout.status == 1)
+        #expect(cutout.standardError.contains("person.png: cannot write standard output: No space left on device"))
+        let report = try LiftBinary.run(["person.png", "-o", "c.png", "--json", "-"], in: scratch.url, standardOutputPath: "/dev/full")
+        #expect(report.status == 1)
+        #expect(report.standardError.contains("cannot write the JSON report: cannot write standard output"))
+    }
+
+    /// The photo's ICC profile goes into its cut-out, so colour-managed viewers show the same colours.
+    @Test func aCutoutKeepsThePhotosColourProfile() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        try scratch.copyFixture("jpeg/icc_srgb.jpg", to: "icc.jpg")
+        let result = try LiftBinary.run(["icc.jpg", "-b", "white"], in: scratch.url)
+        #expect(result.status == 0, "\(result.standardError)")
+        let written = try ImageIO.decodePhoto([UInt8](try Data(contentsOf: scratch.url.appendingPathComponent("icc.cutout.png"))))
+        let profile = try ImageIO.decodePhoto(try Fixtures.bytes("jpeg/icc_srgb.jpg")).color.iCCP
+        #expect(profile != nil && written.color.iCCP == profile)
     }
 
     @Test func standardInputToStandardOutput() throws {

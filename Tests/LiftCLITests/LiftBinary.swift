@@ -26,9 +26,10 @@ enum LiftBinary {
         return executable.deletingLastPathComponent().appendingPathComponent("lift")
     }()
 
-    /// Runs `lift arguments` in `directory` with `input` on standard input.
+    /// Runs `lift arguments` in `directory` with `input` on standard input; standard output goes to
+    /// the file at `standardOutputPath` (such as `/dev/full`) when one is given.
     static func run(_ arguments: [String], in directory: URL? = nil, input: [UInt8] = [],
-                    environment extra: [String: String] = [:]) throws -> Result {
+                    environment extra: [String: String] = [:], standardOutputPath: String? = nil) throws -> Result {
         let process = Process()
         process.executableURL = url
         process.arguments = arguments
@@ -38,7 +39,10 @@ enum LiftBinary {
         process.environment = environment
         let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
         process.standardInput = stdin
-        process.standardOutput = stdout
+        let outputFile = standardOutputPath.flatMap { FileHandle(forWritingAtPath: $0) }
+        defer { try? outputFile?.close() }
+        if outputFile != nil { try stdout.fileHandleForWriting.close() }
+        process.standardOutput = outputFile ?? stdout
         process.standardError = stderr
         try process.run()
         // Read both pipes concurrently with writing, so neither side blocks on a full pipe.

@@ -8,6 +8,8 @@ import Testing
     @Test func sniffsFormatsByContent() throws {
         #expect(ImageFormat.sniff(try Fixtures.bytes("png/ct2-d08-plain.png")) == .png)
         #expect(ImageFormat.sniff([0xFF, 0xD8, 0xFF, 0xDB, 0, 0]) == .jpeg)
+        #expect(ImageFormat.sniff([0xFF, 0xD8]) == .jpeg)  // a JPEG cut after its SOI: the JPEG decoder explains
+        #expect(ImageFormat.sniff([0xFF]) == nil)
         #expect(ImageFormat.sniff([0x47, 0x49, 0x46, 0x38, 0x39, 0x61]) == nil)
         #expect(ImageFormat.sniff([]) == nil)
     }

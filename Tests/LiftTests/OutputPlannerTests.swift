@@ -5,6 +5,11 @@ import Testing
 struct InMemoryFileSystem: FileSystemView {
     var files: Set<String>
     var directories: Set<String>
+    /// Symbolic links to directories: link path → target path.
+    var links: [String: String] = [:]
+    /// Names a directory listing shows that cannot be opened (Foundation's spelling of a name that is
+    /// not UTF-8): directory path → names.
+    var unopenable: [String: [String]] = [:]
 
     init(files: [String], directories: [String] = []) {
         self.files = Set(files)
@@ -25,15 +30,21 @@ struct InMemoryFileSystem: FileSystemView {
     }
 
     func contentsOfDirectory(_ path: String) throws -> [String] {
-        let prefix = canonicalPath(path) + "/"
-        return (files.union(directories)).filter { $0.hasPrefix(prefix) && !$0.dropFirst(prefix.count).contains("/") }
+        let canonical = canonicalPath(path), prefix = canonical + "/"
+        let present = files.union(directories).union(links.keys)
+            .filter { $0.hasPrefix(prefix) && !$0.dropFirst(prefix.count).contains("/") }
             .map { String($0.dropFirst(prefix.count)) }
-            .shuffled()  // order must not matter to the planner
+        return (present + (unopenable[canonical] ?? [])).shuffled()  // order must not matter to the planner
     }
 
-    /// Drops `./`, empty components and a trailing slash (no links in memory).
+    /// Drops `./`, empty components and a trailing slash, and follows `links` component by component.
     func canonicalPath(_ path: String) -> String {
-        path.split(separator: "/").filter { $0 != "." }.joined(separator: "/")
+        var resolved = ""
+        for part in path.split(separator: "/") where part != "." {
+            resolved = resolved.isEmpty ? String(part) : resolved + "/" + part
+            while let target = links[resolved] { resolved = target }
+        }
+        return resolved
     }
 }
 
@@ -148,4 +159,49 @@ private func plan(_ arguments: [String], fileSystem: InMemoryFileSystem = tree) 
     #expect(PlanFailure.outputExists("a.cutout.png").description
         == "a.cutout.png exists (use --force to overwrite, or --skip-existing)")
     #expect(PlanFailure.wouldOverwriteInput(output: "a.jpg").description == "refusing to write a.jpg: it is an input")
+}
+
+@Test func theSameInputTwiceIsCutOutOnce() throws {
+    #expect(try plan(["a.jpg", "./a.jpg", "a.jpg"]) == [.process(ImageJob(input: .file("a.jpg"), output: .path("a.cutout.png")))])
+    // Named on its own and again inside its directory.
+    #expect(try plan(["shots/1.jpg", "shots", "-o", "out"]) == [
+        .process(ImageJob(input: .file("shots/1.jpg"), output: .path("out/1.cutout.png"))),
+        .process(ImageJob(input: .file("shots/2.JPEG"), output: .path("out/2.cutout.png"))),
+    ])
+}
+
+@Test func recursionListsEachRealDirectoryOnceThroughLinks() throws {
+    var fileSystem = InMemoryFileSystem(files: ["tree/a/x.png", "tree/a/b/y.jpg"])
+    fileSystem.links = ["tree/a/b/loop": "tree/a", "tree/a/again": "tree", "tree/twin": "tree/a/b"]
+    #expect(try plan(["-r", "tree", "-o", "out"], fileSystem: fileSystem) == [
+        .process(ImageJob(input: .file("tree/a/b/y.jpg"), output: .path("out/a/b/y.cutout.png"))),
+        .process(ImageJob(input: .file("tree/a/x.png"), output: .path("out/a/x.cutout.png"))),
+    ])
+}
+
+@Test func anImageNameThatCannotBeOpenedIsReportedNotSkipped() throws {
+    var fileSystem = InMemoryFileSystem(files: ["odd/ok.png"])
+    fileSystem.unopenable = ["odd": ["bad\u{FFFD}\u{FFFD}.png", "notes\u{FFFD}.txt"]]
+    #expect(try plan(["odd"], fileSystem: fileSystem) == [
+        .fail("odd/bad\u{FFFD}\u{FFFD}.png", .nameNotUTF8),
+        .process(ImageJob(input: .file("odd/ok.png"), output: .path("odd/ok.cutout.png"))),
+    ])
+    #expect(try plan(["x\u{FFFD}.jpg"]) == [.fail("x\u{FFFD}.jpg", .nameNotUTF8)])
+}
+
+@Test func theJSONReportNeverReplacesAnInputAnOutputOrAFileUnasked() throws {
+    #expect(throws: UsageError.invalidOutput("--json a.jpg is an input; Lift never overwrites an input")) {
+        try plan(["a.jpg", "--json", "a.jpg"])
+    }
+    #expect(throws: UsageError.invalidOutput("--json a.cutout.png is also an output for a.jpg")) {
+        try plan(["a.jpg", "--json", "a.cutout.png"])
+    }
+    #expect(throws: UsageError.invalidOutput("--json shots is a directory; give the report a file name")) {
+        try plan(["a.jpg", "--json", "shots"])
+    }
+    #expect(throws: UsageError.invalidOutput("--json notes.txt exists (use --force to overwrite it)")) {
+        try plan(["a.jpg", "--json", "notes.txt"])
+    }
+    #expect(try plan(["a.jpg", "--json", "notes.txt", "--force"]).count == 1)
+    #expect(try plan(["a.jpg", "--json", "report.json"]).count == 1)
 }

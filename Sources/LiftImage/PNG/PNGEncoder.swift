@@ -90,11 +90,13 @@ public enum PNGEncoder {
         }
         guard !overflow, expected == actual else { throw PNGEncodingError.sampleCountMismatch(expected: expected, actual: actual) }
 
+        // An RGB colour profile keeps colour sources in a colour type (grey PNGs may carry only GRAY profiles).
+        let allowGray = options.metadata.iCCP.map { PNGColorProfile.colorSpace(ofChunk: $0) != .rgb } ?? true
         switch samples.storage {
         case .eight(let bytes):
             return try bytes.withUnsafeBufferPointer { source in
                 guard let base = source.baseAddress else { preconditionFailure("a validated image has samples") }
-                let plan = options.reduceColorType ? PNGEncodingPlan(reducing: source, layout: samples.layout)
+                let plan = options.reduceColorType ? PNGEncodingPlan(reducing: source, layout: samples.layout, allowGray: allowGray)
                                                    : PNGEncodingPlan(keeping: samples.layout, depth: 8)
                 return try write(plan: plan, width: width, height: height, options: options) { y, out in
                     plan.packRow(base + y * width * channels, width: width, channels: channels, into: out)
@@ -107,7 +109,7 @@ public enum PNGEncoder {
             }
             return try values.withUnsafeBufferPointer { source in
                 guard let base = source.baseAddress else { preconditionFailure("a validated image has samples") }
-                let plan = options.reduceColorType ? PNGEncodingPlan(reducing16: source, layout: samples.layout)
+                let plan = options.reduceColorType ? PNGEncodingPlan(reducing16: source, layout: samples.layout, allowGray: allowGray)
                                                    : PNGEncodingPlan(keeping: samples.layout, depth: 16)
                 return try write(plan: plan, width: width, height: height, options: options) { y, out in
                     plan.packRow16(base + y * width * channels, width: width, channels: channels, into: out)
@@ -123,7 +125,10 @@ public enum PNGEncoder {
         var file = PNGChunkWriter()
         file.append(.IHDR, PNGBytesBuilder.be32(UInt32(width)) + PNGBytesBuilder.be32(UInt32(height))
                     + [UInt8(plan.bitDepth), plan.colorType.rawValue, 0, 0, 0])
+        let grayFile = plan.colorType == .gray || plan.colorType == .grayAlpha
         for (name, bytes) in options.metadata.chunks {
+            // A profile whose colour space does not fit the file's colour type is left out (PNG 11.3.3.3).
+            if name == "iCCP", PNGColorProfile.colorSpace(ofChunk: bytes) != (grayFile ? .gray : .rgb) { continue }
             file.append(PNGChunkType(PNGBytesBuilder.fourCC(name)), bytes)
         }
         if plan.colorType == .palette {

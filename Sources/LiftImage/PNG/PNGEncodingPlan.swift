@@ -20,10 +20,11 @@ struct PNGEncodingPlan {
 
     /// The smallest lossless layout for 8-bit `samples`: grey (at 1, 2, 4 or 8 bits) when every pixel is
     /// grey, no alpha channel when every pixel is opaque, a palette when there are at most 256 colours and
-    /// that takes fewer bits per pixel.
-    init(reducing samples: UnsafeBufferPointer<UInt8>, layout: PNGSamples.Layout) {
+    /// that takes fewer bits per pixel. `allowGray: false` keeps colour sources in a colour type (an
+    /// RGB colour profile is not allowed on grey PNGs).
+    init(reducing samples: UnsafeBufferPointer<UInt8>, layout: PNGSamples.Layout, allowGray: Bool = true) {
         let channels = layout.channels
-        var isGray = true, isOpaque = true
+        var isGray = allowGray || channels < 3, isOpaque = true
         var redSeen = [Bool](repeating: false, count: 256)
         var colors = PNGColorTable()
         // Runs of one colour are common (masks, flat areas): only a change of colour goes to the table.
@@ -71,10 +72,11 @@ struct PNGEncodingPlan {
     }
 
     /// The smallest lossless 16-bit layout for `samples` (grey when every pixel is grey, no alpha when
-    /// every pixel is opaque); samples that fit 8 bits are reduced by the caller first.
-    init(reducing16 samples: UnsafeBufferPointer<UInt16>, layout: PNGSamples.Layout) {
+    /// every pixel is opaque); samples that fit 8 bits are reduced by the caller first. `allowGray`:
+    /// as for 8-bit samples.
+    init(reducing16 samples: UnsafeBufferPointer<UInt16>, layout: PNGSamples.Layout, allowGray: Bool = true) {
         let channels = layout.channels
-        var isGray = true, isOpaque = true, i = 0
+        var isGray = allowGray || channels < 3, isOpaque = true, i = 0
         while i < samples.count {
             if channels >= 3 && (samples[i] != samples[i &+ 1] || samples[i] != samples[i &+ 2]) { isGray = false }
             if (channels == 2 || channels == 4) && samples[i &+ channels &- 1] != 65535 { isOpaque = false }

@@ -21,6 +21,10 @@ public struct PNGMetadata: Sendable, Equatable {
         self.eXIf = eXIf
     }
 
+    /// Only the chunks that say how to interpret colours (gAMA, sRGB, iCCP): what an image made from
+    /// the pixels keeps when its size and orientation may differ from the source's.
+    public var colorOnly: PNGMetadata { PNGMetadata(gAMA: gAMA, sRGB: sRGB, iCCP: iCCP) }
+
     /// The chunks present, in the fixed order gAMA, sRGB, iCCP, pHYs, eXIf, with their payloads.
     public var chunks: [(name: String, bytes: [UInt8])] {
         [("gAMA", gAMA), ("sRGB", sRGB), ("iCCP", iCCP), ("pHYs", pHYs), ("eXIf", eXIf)].compactMap { name, bytes in
