@@ -32,8 +32,21 @@ public struct LocalFileSystem: FileSystemView {
         try FileManager.default.contentsOfDirectory(atPath: path)
     }
 
+    /// The deepest existing ancestor resolved by `realpath` (every link on the way followed), with the
+    /// components that do not exist yet appended: so an output still to be written through a linked
+    /// directory compares equal to the same file named through the real one.
     public func canonicalPath(_ path: String) -> String {
-        URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+        var existing = URL(fileURLWithPath: path).standardizedFileURL.path
+        var missing: [String] = []
+        while true {
+            if let resolved = realpath(existing, nil) {
+                defer { free(resolved) }
+                return ([String(cString: resolved)] + missing).joined(separator: "/").replacingOccurrences(of: "//", with: "/")
+            }
+            guard let slash = existing.lastIndex(of: "/"), existing != "/" else { return path }
+            missing.insert(String(existing[existing.index(after: slash)...]), at: 0)
+            existing = slash == existing.startIndex ? "/" : String(existing[..<slash])
+        }
     }
 }
 

@@ -91,7 +91,7 @@ public enum LiftCommand {
             let document = try BatchReport(images: reports, summary: summary).encoded()
             switch target {
             case .standardOutput: try environment.writeStandardOutput(document)
-            case .path(let path): try AtomicFile.write(document, to: path)
+            case .path(let path): try ImageFiles.write(document, to: path, overwrite: true)
             }
         } catch {
             environment.writeStandardError("lift: cannot write the JSON report: \(error)\n")

@@ -127,6 +127,8 @@ public struct OutputPlanner: Sendable {
                 pending.append(.success(FoundImage(source: .file(input), subdirectory: "", stem: PathText.stem(of: input))))
             case .directory:
                 anyDirectory = true
+                // A directory named twice, or inside one already listed with -r, adds nothing.
+                guard !scannedDirectories.contains(fileSystem.canonicalPath(input)) else { continue }
                 do {
                     let found = try scan(directory: input, subdirectory: "", recursive: options.recursive,
                                          scanned: &scannedDirectories)
@@ -193,8 +195,16 @@ public struct OutputPlanner: Sendable {
             }
             entries.append(.process(job))
         }
-        if case .path(let report) = options.jsonReport {
+        switch options.jsonReport {
+        case .path(let report):
             try checkReportPath(report, inputs: inputCanonical, outputs: claimed, options: options)
+        case .standardOutput:
+            // Standard input's cut-out goes to standard output unless -o says otherwise.
+            if entries.contains(where: { if case .process(let job) = $0 { job.output == .standardOutput } else { false } }) {
+                throw .conflictingOptions("--json -", "a cut-out to standard output",
+                                          reason: "only one of them can use standard output; name the cut-out with -o")
+            }
+        case nil: break
         }
         return entries
     }
@@ -236,7 +246,8 @@ public struct OutputPlanner: Sendable {
             switch fileSystem.kind(of: path) {
             case .file where isImageName:
                 found.append(.success(FoundImage(source: .file(path), subdirectory: subdirectory, stem: PathText.stem(of: name))))
-            case .missing where isImageName:
+            case .missing where isImageName || (recursive && name.contains("\u{FFFD}")):
+                // A listed name that cannot be opened: an image, or under -r possibly a directory.
                 found.append(.failure(NamedFailure(input: path, failure: name.contains("\u{FFFD}") ? .nameNotUTF8 : .inputNotFound)))
             case .directory where recursive:
                 found += try scan(directory: path, subdirectory: PathText.join(subdirectory, name), recursive: true,

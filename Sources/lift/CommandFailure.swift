@@ -1,11 +1,12 @@
 // How `lift convert` and `lift info` read their input and report failures on standard error.
 import Foundation
 import Lift
+import LiftCLI
 
 /// Prints `lift COMMAND: message` and the usage line to standard error; returns exit code 2.
 func usageFailure(_ command: String, _ message: String) -> Int32 {
     let usage = command == "convert" ? "lift convert [--fast] [--level N] [--keep-layout] [--force] INPUT OUTPUT.png" : "lift info FILE"
-    FileHandle.standardError.write(Data("lift \(command): \(message)\nusage: \(usage)\n".utf8))
+    reportOnStandardError("lift \(command): \(message)\nusage: \(usage)\n")
     return 2
 }
 
@@ -13,11 +14,17 @@ func usageFailure(_ command: String, _ message: String) -> Int32 {
 /// already does (`LiftError`s carry their path); returns exit code 1.
 func commandFailure(_ command: String, _ error: Error, path: String? = nil) -> Int32 {
     let named = error is LiftError || path == nil ? "\(error)" : "\(path == "-" ? "<stdin>" : path ?? ""): \(error)"
-    FileHandle.standardError.write(Data("lift \(command): \(named)\n".utf8))
+    reportOnStandardError("lift \(command): \(named)\n")
     return 1
 }
 
 /// The bytes of an input path, `-` meaning standard input; capped at `ImageFiles.maxFileBytes`.
 func readInput(_ path: String) throws(LiftError) -> [UInt8] {
     path == "-" ? try ImageFiles.readStandardInput() : try ImageFiles.readFile(path)
+}
+
+/// Writes `text` to standard error; a failure there has nowhere to be reported and is ignored
+/// (`FileHandle.write` would trap on it).
+private func reportOnStandardError(_ text: String) {
+    try? StandardStream.write(Array(text.utf8), to: STDERR_FILENO)
 }

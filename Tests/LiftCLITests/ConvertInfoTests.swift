@@ -76,6 +76,9 @@ import TestSupport
             let result = try LiftBinary.run(arguments, standardOutputPath: "/dev/full")
             #expect(result.status == 1, "\(arguments): \(result.standardError)")
             #expect(result.standardError.contains("cannot write standard output: No space left on device"))
+            // With standard error full too the message is lost, but the exit status still says it.
+            let silent = try LiftBinary.run(arguments, standardOutputPath: "/dev/full", standardErrorPath: "/dev/full")
+            #expect(silent.status == 1, "\(arguments)")
         }
     }
 

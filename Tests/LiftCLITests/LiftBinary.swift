@@ -26,10 +26,11 @@ enum LiftBinary {
         return executable.deletingLastPathComponent().appendingPathComponent("lift")
     }()
 
-    /// Runs `lift arguments` in `directory` with `input` on standard input; standard output goes to
-    /// the file at `standardOutputPath` (such as `/dev/full`) when one is given.
+    /// Runs `lift arguments` in `directory` with `input` on standard input; standard output and error
+    /// go to the files at `standardOutputPath` and `standardErrorPath` (such as `/dev/full`) when given.
     static func run(_ arguments: [String], in directory: URL? = nil, input: [UInt8] = [],
-                    environment extra: [String: String] = [:], standardOutputPath: String? = nil) throws -> Result {
+                    environment extra: [String: String] = [:], standardOutputPath: String? = nil,
+                    standardErrorPath: String? = nil) throws -> Result {
         let process = Process()
         process.executableURL = url
         process.arguments = arguments
@@ -43,7 +44,10 @@ enum LiftBinary {
         defer { try? outputFile?.close() }
         if outputFile != nil { try stdout.fileHandleForWriting.close() }
         process.standardOutput = outputFile ?? stdout
-        process.standardError = stderr
+        let errorFile = standardErrorPath.flatMap { FileHandle(forWritingAtPath: $0) }
+        defer { try? errorFile?.close() }
+        if errorFile != nil { try stderr.fileHandleForWriting.close() }
+        process.standardError = errorFile ?? stderr
         try process.run()
         // Read both pipes concurrently with writing, so neither side blocks on a full pipe.
         let group = DispatchGroup()

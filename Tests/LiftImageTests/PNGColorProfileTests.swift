@@ -12,9 +12,13 @@ import TestSupport
         return bytes
     }
 
-    static func image(gray: Bool) -> RGBAImage {
+    /// 8×8 pixels of `levels` different values (64: every pixel differs), grey or coloured.
+    static func image(gray: Bool, levels: Int = 64) -> RGBAImage {
         var pixels: [UInt8] = []
-        for i in 0 ..< 64 { pixels += gray ? [UInt8(i * 4), UInt8(i * 4), UInt8(i * 4), 255] : [UInt8(i * 4), 10, 200, 255] }
+        for i in 0 ..< 64 {
+            let v = UInt8(i % levels * 4)
+            pixels += gray ? [v, v, v, 255] : [v, 10, 200, 255]
+        }
         return RGBAImage(width: 8, height: 8, pixels: pixels)
     }
 
@@ -49,6 +53,12 @@ import TestSupport
         let grey = try Self.encoded(Self.image(gray: true), profile: Self.profile(space: "GRAY"))
         #expect(grey.header.colorType == .gray)
         #expect(grey.metadata.iCCP != nil)
+        // Three grey levels would fit a 2-bit palette, a colour type: the profile keeps them grey.
+        let fewLevels = try Self.encoded(Self.image(gray: true, levels: 3), profile: Self.profile(space: "GRAY"))
+        #expect(fewLevels.header.colorType == .gray && fewLevels.metadata.iCCP != nil)
+        let paletted = try PNGDecoder.readInfo(try PNGEncoder.encode(Self.image(gray: true, levels: 3),
+                                                                     options: PNGEncoder.Options(reduceColorType: true)))
+        #expect(paletted.header.colorType == .palette)  // what the same pixels get without a profile
         #expect(try Self.encoded(Self.image(gray: false), profile: Self.profile(space: "GRAY")).metadata.iCCP == nil)
         #expect(try Self.encoded(Self.image(gray: false), profile: Self.profile(space: "CMYK")).metadata.iCCP == nil)
         // The synthetic 150 kB profile of the multi-chunk fixture names no colour space PNG accepts.

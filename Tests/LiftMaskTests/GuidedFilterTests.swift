@@ -28,7 +28,7 @@ import TestSupport
                       (64, 48, 4, 2, 1e-3), (37, 41, 6, 3, 1e-3), (130, 70, 8, 4, 1e-2), (5, 3, 2, 2, 1e-3),
                       // Windows wider than the photo, and rows with no middle span or a one-pixel one.
                       (4, 30, 6, 1, 1e-3), (13, 11, 6, 1, 1e-3), (14, 9, 6, 1, 1e-3),
-                      // Several bands of rows (64, or 4r when larger), each with halo rows above and below.
+                      // Several of the vertical pass's 64-row bands, whose running sums start from the rows above.
                       (40, 150, 3, 1, 1e-3), (23, 200, 20, 1, 1e-3)])
     func matchesDirectReference(width: Int, height: Int, radius: Int, subsampling: Int, epsilon: Float) {
         let (photo, input) = Self.scene(width: width, height: height, seed: UInt64(width * 1000 + height))

@@ -1,3 +1,4 @@
+import Foundation
 import LiftCLI
 import Testing
 
@@ -163,6 +164,8 @@ private func plan(_ arguments: [String], fileSystem: InMemoryFileSystem = tree) 
 
 @Test func theSameInputTwiceIsCutOutOnce() throws {
     #expect(try plan(["a.jpg", "./a.jpg", "a.jpg"]) == [.process(ImageJob(input: .file("a.jpg"), output: .path("a.cutout.png")))])
+    #expect(try plan(["shots", "./shots/", "-o", "out"]) == plan(["shots", "-o", "out"]))
+    #expect(try plan(["-r", "shots", "shots/deep", "-o", "out"]) == plan(["-r", "shots", "-o", "out"]))
     // Named on its own and again inside its directory.
     #expect(try plan(["shots/1.jpg", "shots", "-o", "out"]) == [
         .process(ImageJob(input: .file("shots/1.jpg"), output: .path("out/1.cutout.png"))),
@@ -187,6 +190,25 @@ private func plan(_ arguments: [String], fileSystem: InMemoryFileSystem = tree) 
         .process(ImageJob(input: .file("odd/ok.png"), output: .path("odd/ok.cutout.png"))),
     ])
     #expect(try plan(["x\u{FFFD}.jpg"]) == [.fail("x\u{FFFD}.jpg", .nameNotUTF8)])
+    // Under -r such a name may be a directory: reported whatever its extension.
+    #expect(try plan(["-r", "odd"], fileSystem: fileSystem) == [
+        .fail("odd/bad\u{FFFD}\u{FFFD}.png", .nameNotUTF8),
+        .fail("odd/notes\u{FFFD}.txt", .nameNotUTF8),
+        .process(ImageJob(input: .file("odd/ok.png"), output: .path("odd/ok.cutout.png"))),
+    ])
+}
+
+/// An output still to be written through a linked directory is the same file as through the real one.
+@Test func localCanonicalPathsFollowLinksOfMissingFiles() throws {
+    let root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("lift-canonical-\(UInt32.random(in: 0 ... .max))")
+    defer { try? FileManager.default.removeItem(at: root) }
+    try FileManager.default.createDirectory(at: root.appendingPathComponent("real"), withIntermediateDirectories: true)
+    try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("lnk").path, withDestinationPath: "real")
+    let files = LocalFileSystem()
+    let viaLink = files.canonicalPath(root.appendingPathComponent("lnk/sub/q.cutout.png").path)
+    #expect(viaLink == files.canonicalPath(root.appendingPathComponent("real/sub/q.cutout.png").path))
+    #expect(viaLink.hasSuffix("/real/sub/q.cutout.png"))
+    #expect(files.canonicalPath("/") == "/")
 }
 
 @Test func theJSONReportNeverReplacesAnInputAnOutputOrAFileUnasked() throws {
@@ -203,5 +225,11 @@ private func plan(_ arguments: [String], fileSystem: InMemoryFileSystem = tree) 
         try plan(["a.jpg", "--json", "notes.txt"])
     }
     #expect(try plan(["a.jpg", "--json", "notes.txt", "--force"]).count == 1)
+    // Standard input's cut-out goes to standard output by default: the report cannot go there too.
+    #expect(throws: UsageError.conflictingOptions("--json -", "a cut-out to standard output",
+                                                  reason: "only one of them can use standard output; name the cut-out with -o")) {
+        try plan(["-", "--json", "-"])
+    }
+    #expect(try plan(["-", "--json", "-", "-o", "c.png"]).count == 1)
     #expect(try plan(["a.jpg", "--json", "report.json"]).count == 1)
 }

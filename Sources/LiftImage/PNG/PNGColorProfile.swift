@@ -35,18 +35,21 @@ public enum PNGColorProfile {
         guard let nul = payload.prefix(80).firstIndex(of: 0), nul + 2 < payload.count, payload[nul + 1] == 0 else { return nil }
         let compressed = Array(payload[(nul + 2)...])
         var header = [UInt8](repeating: 0, count: 20)
-        var stream = z_stream()
-        guard inflateInit_(&stream, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }
-        defer { inflateEnd(&stream) }
+        // zlib keeps the stream's address from init to end, so it lives at one heap address.
+        let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        defer { stream.deallocate() }
+        guard inflateInit_(stream, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }
+        defer { inflateEnd(stream) }
         let produced: Int = compressed.withUnsafeBufferPointer { input in
             header.withUnsafeMutableBufferPointer { output in
-                stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
-                stream.avail_in = UInt32(input.count)
-                stream.next_out = output.baseAddress
-                stream.avail_out = UInt32(output.count)
-                let status = inflate(&stream, Z_SYNC_FLUSH)
+                stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
+                stream.pointee.avail_in = UInt32(input.count)
+                stream.pointee.next_out = output.baseAddress
+                stream.pointee.avail_out = UInt32(output.count)
+                let status = inflate(stream, Z_SYNC_FLUSH)
                 guard status == Z_OK || status == Z_STREAM_END else { return 0 }
-                return output.count - Int(stream.avail_out)
+                return output.count - Int(stream.pointee.avail_out)
             }
         }
         guard produced == 20 else { return nil }

@@ -90,13 +90,16 @@ public enum PNGEncoder {
         }
         guard !overflow, expected == actual else { throw PNGEncodingError.sampleCountMismatch(expected: expected, actual: actual) }
 
-        // An RGB colour profile keeps colour sources in a colour type (grey PNGs may carry only GRAY profiles).
-        let allowGray = options.metadata.iCCP.map { PNGColorProfile.colorSpace(ofChunk: $0) != .rgb } ?? true
+        // PNG allows RGB profiles only on colour types and GRAY ones only on grey types: an RGB profile
+        // keeps colour sources in a colour type, a GRAY one keeps grey images out of a palette.
+        let profileSpace = options.metadata.iCCP.map { PNGColorProfile.colorSpace(ofChunk: $0) ?? .other }
+        let allowGray = profileSpace != .rgb, keepGrayType = profileSpace == .gray
         switch samples.storage {
         case .eight(let bytes):
             return try bytes.withUnsafeBufferPointer { source in
                 guard let base = source.baseAddress else { preconditionFailure("a validated image has samples") }
-                let plan = options.reduceColorType ? PNGEncodingPlan(reducing: source, layout: samples.layout, allowGray: allowGray)
+                let plan = options.reduceColorType ? PNGEncodingPlan(reducing: source, layout: samples.layout, allowGray: allowGray,
+                                                                                     keepGrayType: keepGrayType)
                                                    : PNGEncodingPlan(keeping: samples.layout, depth: 8)
                 return try write(plan: plan, width: width, height: height, options: options) { y, out in
                     plan.packRow(base + y * width * channels, width: width, channels: channels, into: out)

@@ -21,8 +21,10 @@ struct PNGEncodingPlan {
     /// The smallest lossless layout for 8-bit `samples`: grey (at 1, 2, 4 or 8 bits) when every pixel is
     /// grey, no alpha channel when every pixel is opaque, a palette when there are at most 256 colours and
     /// that takes fewer bits per pixel. `allowGray: false` keeps colour sources in a colour type (an
-    /// RGB colour profile is not allowed on grey PNGs).
-    init(reducing samples: UnsafeBufferPointer<UInt8>, layout: PNGSamples.Layout, allowGray: Bool = true) {
+    /// RGB colour profile is not allowed on grey PNGs); `keepGrayType: true` keeps grey images out of
+    /// a palette (a GRAY profile is allowed only on grey colour types).
+    init(reducing samples: UnsafeBufferPointer<UInt8>, layout: PNGSamples.Layout, allowGray: Bool = true,
+         keepGrayType: Bool = false) {
         let channels = layout.channels
         var isGray = allowGray || channels < 3, isOpaque = true
         var redSeen = [Bool](repeating: false, count: 256)
@@ -52,7 +54,7 @@ struct PNGEncodingPlan {
         case (false, true): direct = (.rgb, 8, [0, 1, 2], 24)
         case (false, false): direct = (.rgba, 8, [0, 1, 2, 3], 32)
         }
-        if !colors.isFull {
+        if !colors.isFull, !(keepGrayType && isGray) {
             let count = colors.entries.count
             let depth = count <= 2 ? 1 : count <= 4 ? 2 : count <= 16 ? 4 : 8
             if depth < direct.bitsPerPixel {
