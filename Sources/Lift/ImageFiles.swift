@@ -96,12 +96,18 @@ public enum ImageFiles {
         } catch {
             // A name that was not UTF-8 reaches Swift with U+FFFD in place of its bytes: that spelling
             // names no file, and "no such file" would mislead.
-            if path.contains("\u{FFFD}"), !FileManager.default.fileExists(atPath: path) {
-                throw .unreadableFile(path: path, reason: "the file name is not valid UTF-8 (shown with �), which Lift cannot open; rename the file")
+            if hasUndecodableName(path), !FileManager.default.fileExists(atPath: path) {
+                throw .unreadableFile(path: path, reason: notUTF8Reason)
             }
             throw LiftError(reading: error)
         }
     }
+
+    /// Why a path holding U+FFFD names no file: the name was not UTF-8 and its bytes were replaced.
+    public static let notUTF8Reason = "the file name is not valid UTF-8 (shown with �), which Lift cannot open; rename the file"
+
+    /// Whether `path` holds the replacement character that stands for bytes of a name that were not UTF-8.
+    public static func hasUndecodableName(_ path: String) -> Bool { path.contains("\u{FFFD}") }
 
     /// Everything on standard input (at most `maxFileBytes`).
     public static func readStandardInput() throws(LiftError) -> [UInt8] {

@@ -1,3 +1,5 @@
+import Lift
+
 /// Where one image comes from.
 public enum InputSource: Sendable, Equatable {
     /// A file path.
@@ -60,10 +62,15 @@ public enum PlanFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// Two inputs would write the same output.
     case outputCollision(output: String, otherInput: String)
 
+    /// The failure for a path that names nothing: a name that was not UTF-8, or simply missing.
+    static func missing(_ path: String) -> PlanFailure {
+        ImageFiles.hasUndecodableName(path) ? .nameNotUTF8 : .inputNotFound
+    }
+
     public var description: String {
         switch self {
         case .inputNotFound: "no such file or directory"
-        case .nameNotUTF8: "cannot open: the file name is not valid UTF-8 (shown with �), which Lift cannot open; rename the file"
+        case .nameNotUTF8: "cannot open: \(ImageFiles.notUTF8Reason)"
         case .noImagesInDirectory: "no PNG or JPEG files in this directory (use -r to descend into sub-directories)"
         case .unreadableDirectory(let reason): "cannot list directory: \(reason)"
         case .wouldOverwriteInput(let output): "refusing to write \(output): it is an input"
@@ -119,8 +126,7 @@ public struct OutputPlanner: Sendable {
             }
             switch fileSystem.kind(of: input) {
             case .missing:
-                let failure: PlanFailure = input.contains("\u{FFFD}") ? .nameNotUTF8 : .inputNotFound
-                pending.append(.failure(NamedFailure(input: input, failure: failure)))
+                pending.append(.failure(NamedFailure(input: input, failure: .missing(input))))
             case .file:
                 // The same file named twice (or again through another path) is cut out once.
                 guard inputCanonical.insert(fileSystem.canonicalPath(input)).inserted else { continue }
@@ -246,9 +252,9 @@ public struct OutputPlanner: Sendable {
             switch fileSystem.kind(of: path) {
             case .file where isImageName:
                 found.append(.success(FoundImage(source: .file(path), subdirectory: subdirectory, stem: PathText.stem(of: name))))
-            case .missing where isImageName || (recursive && name.contains("\u{FFFD}")):
+            case .missing where isImageName || (recursive && ImageFiles.hasUndecodableName(name)):
                 // A listed name that cannot be opened: an image, or under -r possibly a directory.
-                found.append(.failure(NamedFailure(input: path, failure: name.contains("\u{FFFD}") ? .nameNotUTF8 : .inputNotFound)))
+                found.append(.failure(NamedFailure(input: path, failure: .missing(path))))
             case .directory where recursive:
                 found += try scan(directory: path, subdirectory: PathText.join(subdirectory, name), recursive: true,
                                   scanned: &scanned)

@@ -12,54 +12,64 @@ func runInfo(_ arguments: [String]) -> Int32 {
     }
     do {
         let bytes = try readInput(path)
+        let lines: [String]
         switch ImageFormat.sniff(bytes) {
-        case .png:
-            let info = try PNGDecoder.readInfo(bytes)
-            let header = info.header
-            var lines = [
-                "format: PNG",
-                "size: \(header.width)x\(header.height)",
-                "color type: \(header.colorType) (\(header.colorType.rawValue))",
-                "bit depth: \(header.bitDepth)",
-                "interlace: \(header.interlaced ? "Adam7" : "none")",
-            ]
-            if info.paletteCount > 0 { lines.append("palette entries: \(info.paletteCount)") }
-            if info.hasTransparencyChunk { lines.append("transparency: tRNS") }
-            if let exif = info.metadata.eXIf {
-                let orientation = EXIFOrientation(exif: exif)
-                lines.append("orientation: \(orientation.rawValue)"
-                             + (orientation.swapsDimensions ? " (shown as \(header.height)x\(header.width))" : ""))
-            }
-            let chunks = info.metadata.chunks.map { "\($0.name) (\($0.bytes.count) bytes)" }
-            lines.append("metadata: \(chunks.isEmpty ? "none" : chunks.joined(separator: ", "))")
-            try StandardStream.write(Array((lines.joined(separator: "\n") + "\n").utf8), to: STDOUT_FILENO)
-            return 0
-        case .jpeg:
-            let jpeg = try JPEGDecoder.decode(bytes, options: .init(applyOrientation: false))
-            let info = jpeg.info
-            let sampling = info.components.map { "\($0.horizontalSampling)x\($0.verticalSampling)" }
-            var metadata: [String] = []
-            if let exif = jpeg.exif { metadata.append("EXIF (\(exif.count) bytes)") }
-            if let icc = jpeg.iccProfile { metadata.append("ICC profile (\(icc.count) bytes)") }
-            let lines = [
-                "format: JPEG",
-                "size: \(jpeg.storedWidth)x\(jpeg.storedHeight)",
-                "process: \(info.process.rawValue)",
-                "color space: \(info.colorSpace.rawValue)",
-                "components: \(info.components.count) (sampling \(sampling.joined(separator: ", ")))",
-                "scans: \(info.scanCount)",
-                "restart interval: \(info.restartInterval)",
-                "orientation: \(jpeg.orientation.rawValue)\(jpeg.orientation.swapsDimensions ? " (shown as \(jpeg.storedHeight)x\(jpeg.storedWidth))" : "")",
-                "metadata: \(metadata.isEmpty ? "none" : metadata.joined(separator: ", "))",
-            ]
-            try StandardStream.write(Array((lines.joined(separator: "\n") + "\n").utf8), to: STDOUT_FILENO)
-            return 0
-        case nil:
-            throw ImageIOError.unknownFormat(leadingBytes: Array(bytes.prefix(8)))
+        case .png: lines = try pngLines(bytes)
+        case .jpeg: lines = try jpegLines(bytes)
+        case nil: throw ImageIOError.unknownFormat(leadingBytes: Array(bytes.prefix(8)))
         }
+        try StandardStream.write(Array((lines.joined(separator: "\n") + "\n").utf8), to: STDOUT_FILENO)
+        return 0
     } catch let error as StandardStream.WriteError {
         return commandFailure("info", error)
     } catch {
         return commandFailure("info", error, path: path)
     }
+}
+
+/// A PNG's header fields and kept chunks, read without decoding pixels.
+private func pngLines(_ bytes: [UInt8]) throws -> [String] {
+    let info = try PNGDecoder.readInfo(bytes)
+    let header = info.header
+    var lines = [
+        "format: PNG",
+        "size: \(header.width)x\(header.height)",
+        "color type: \(header.colorType) (\(header.colorType.rawValue))",
+        "bit depth: \(header.bitDepth)",
+        "interlace: \(header.interlaced ? "Adam7" : "none")",
+    ]
+    if info.paletteCount > 0 { lines.append("palette entries: \(info.paletteCount)") }
+    if info.hasTransparencyChunk { lines.append("transparency: tRNS") }
+    if let exif = info.metadata.eXIf {
+        lines.append(orientationLine(EXIFOrientation(exif: exif), width: header.width, height: header.height))
+    }
+    let chunks = info.metadata.chunks.map { "\($0.name) (\($0.bytes.count) bytes)" }
+    lines.append("metadata: \(chunks.isEmpty ? "none" : chunks.joined(separator: ", "))")
+    return lines
+}
+
+/// A JPEG's frame, scans and metadata (decoded in full, which checks it).
+private func jpegLines(_ bytes: [UInt8]) throws -> [String] {
+    let jpeg = try JPEGDecoder.decode(bytes, options: .init(applyOrientation: false))
+    let info = jpeg.info
+    let sampling = info.components.map { "\($0.horizontalSampling)x\($0.verticalSampling)" }
+    var metadata: [String] = []
+    if let exif = jpeg.exif { metadata.append("EXIF (\(exif.count) bytes)") }
+    if let icc = jpeg.iccProfile { metadata.append("ICC profile (\(icc.count) bytes)") }
+    return [
+        "format: JPEG",
+        "size: \(jpeg.storedWidth)x\(jpeg.storedHeight)",
+        "process: \(info.process.rawValue)",
+        "color space: \(info.colorSpace.rawValue)",
+        "components: \(info.components.count) (sampling \(sampling.joined(separator: ", ")))",
+        "scans: \(info.scanCount)",
+        "restart interval: \(info.restartInterval)",
+        orientationLine(jpeg.orientation, width: jpeg.storedWidth, height: jpeg.storedHeight),
+        "metadata: \(metadata.isEmpty ? "none" : metadata.joined(separator: ", "))",
+    ]
+}
+
+/// `orientation: N`, with the size a viewer shows when the orientation turns the stored `width × height`.
+private func orientationLine(_ orientation: EXIFOrientation, width: Int, height: Int) -> String {
+    "orientation: \(orientation.rawValue)" + (orientation.swapsDimensions ? " (shown as \(height)x\(width))" : "")
 }
