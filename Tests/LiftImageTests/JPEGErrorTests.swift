@@ -53,6 +53,17 @@ private func syntheticFrame(marker: UInt8, precision: UInt8 = 8, width: Int = 8,
     // A 65535 x 65535 frame header is refused by the default pixel limit without allocating.
     #expect(decodeError(syntheticFrame(marker: 0xC0, width: 65535, height: 65535))
         == .limitExceeded(what: "pixel count", value: 65535 * 65535, limit: DecodingLimits.default.maxPixels))
+    // Inside the pixel limit, but the file is far too small to fill the frame's first scan (one bit
+    // per block at least): refused at that scan, before ~880 MB of coefficients would be allocated
+    // (so before the decoded-size limit, set below that, is even consulted).
+    let belowTheFrame = DecodingLimits(maxInflatedBytes: 100 << 20)
+    for name in ["progressive_420", "q75_420"] {
+        var claiming = try Fixtures.bytes("jpeg/\(name).jpg")
+        let sof = try #require(markerOffset(name == "q75_420" ? 0xC0 : 0xC2, in: claiming))
+        claiming.replaceSubrange(sof + 5 ..< sof + 9, with: [0x36, 0xB0, 0x36, 0xB0]) // 14000 × 14000
+        let sos = try #require(markerOffset(0xDA, in: claiming))
+        #expect(decodeError(claiming, limits: belowTheFrame) == .truncated(marker: "SOS", offset: sos))
+    }
 }
 
 @Test func jpegTruncatedSegmentsNameMarkerAndOffset() throws {

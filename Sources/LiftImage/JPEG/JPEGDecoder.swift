@@ -130,6 +130,10 @@ struct JPEGDecodeSession {
             throw .limitExceeded(what: "scan count", value: scanCount + 1, limit: JPEGDecoder.maxScans)
         }
         let scan = try parseScan(s, frame: frame)
+        if storage == nil, scan.minimumBits(frame: frame) > (data.count - scan.dataOffset) * 8 {
+            // Refused before allocating: a small file claiming a huge frame cannot fill its first scan.
+            throw .truncated(marker: s.name, offset: s.offset)
+        }
         let storage = try allocateStorage(frame: frame)
         for index in scan.componentIndices where latchedQuant[index] == nil {
             latchedQuant[index] = quantTables[frame.components[index].quantTableID]

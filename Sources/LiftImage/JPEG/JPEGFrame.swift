@@ -68,6 +68,18 @@ struct JPEGScan {
     let approximationHigh: Int, approximationLow: Int
     /// Offset of the first entropy-coded byte.
     let dataOffset: Int
+
+    /// A lower bound on the entropy-coded bits of this scan: every Huffman code is at least one bit
+    /// long, a sequential block holds a DC code and at least one AC code (EOB or a coefficient), and a
+    /// progressive DC scan one DC code or refinement bit per block; progressive AC scans can cover
+    /// many blocks with one end-of-band run, so they count nothing.
+    func minimumBits(frame: JPEGFrame) -> Int {
+        let bitsPerBlock = frame.isProgressive ? (spectralStart == 0 ? 1 : 0) : 2
+        return componentIndices.reduce(0) { bits, index in
+            let c = frame.components[index]
+            return bits + c.blocksPerLine * c.blocksPerColumn * bitsPerBlock
+        }
+    }
 }
 
 /// Per-component sample planes (and, for progressive frames, coefficients) of one frame.
