@@ -119,6 +119,7 @@ public struct OutputPlanner: Sendable {
         var inputCanonical: Set<String> = []
         var anyDirectory = false
         var scannedDirectories: Set<String> = []  // canonical paths, so each real directory is listed once
+        let enclosingDirectories = options.recursive ? directoryInputs(options.inputs) : []
         for input in options.inputs {
             if input == "-" {
                 pending.append(.success(FoundImage(source: .standardInput, subdirectory: "", stem: "stdin")))
@@ -133,8 +134,11 @@ public struct OutputPlanner: Sendable {
                 pending.append(.success(FoundImage(source: .file(input), subdirectory: "", stem: PathText.stem(of: input))))
             case .directory:
                 anyDirectory = true
-                // A directory named twice, or inside one already listed with -r, adds nothing.
-                guard !scannedDirectories.contains(fileSystem.canonicalPath(input)) else { continue }
+                // A directory named twice, or with -r inside another one named, adds nothing: its
+                // images are found (and their outputs nested) under the enclosing one, whatever the order.
+                let canonical = fileSystem.canonicalPath(input)
+                guard !scannedDirectories.contains(canonical),
+                      !enclosingDirectories.contains(where: { Self.scan(from: $0, reaches: canonical) }) else { continue }
                 do {
                     let found = try scan(directory: input, subdirectory: "", recursive: options.recursive,
                                          scanned: &scannedDirectories)
@@ -234,6 +238,19 @@ public struct OutputPlanner: Sendable {
     struct NamedFailure: Error {
         var input: String
         var failure: PlanFailure
+    }
+
+    /// Canonical paths of the inputs that are directories.
+    private func directoryInputs(_ inputs: [String]) -> [String] {
+        inputs.filter { $0 != "-" && fileSystem.kind(of: $0) == .directory }.map { fileSystem.canonicalPath($0) }
+    }
+
+    /// Whether a recursive scan of canonical directory `outer` lists canonical directory `inner`: `inner`
+    /// lies strictly below it, through no hidden (dot) directory, which scans skip.
+    static func scan(from outer: String, reaches inner: String) -> Bool {
+        let prefix = outer.hasSuffix("/") ? outer : outer + "/"
+        guard inner.count > prefix.count, inner.hasPrefix(prefix) else { return false }
+        return !inner.dropFirst(prefix.count).split(separator: "/").contains { $0.hasPrefix(".") }
     }
 
     /// Image files in `directory` (sorted by name), descending when `recursive` into directories not

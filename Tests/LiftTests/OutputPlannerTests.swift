@@ -166,6 +166,16 @@ private func plan(_ arguments: [String], fileSystem: InMemoryFileSystem = tree) 
     #expect(try plan(["a.jpg", "./a.jpg", "a.jpg"]) == [.process(ImageJob(input: .file("a.jpg"), output: .path("a.cutout.png")))])
     #expect(try plan(["shots", "./shots/", "-o", "out"]) == plan(["shots", "-o", "out"]))
     #expect(try plan(["-r", "shots", "shots/deep", "-o", "out"]) == plan(["-r", "shots", "-o", "out"]))
+    // The enclosing directory decides the layout whatever the order (out/deep/3.cutout.png).
+    #expect(try plan(["-r", "shots/deep", "shots", "-o", "out"]) == plan(["-r", "shots", "-o", "out"]))
+    // Without -r the sub-directory is an input of its own.
+    #expect(try plan(["shots/deep", "shots", "-o", "out"]).count == 3)
+    // Scans skip hidden directories, so one named inside another stays an input of its own.
+    let hidden = InMemoryFileSystem(files: ["top/1.jpg", "top/.cache/4.png"])
+    #expect(try plan(["-r", "top/.cache", "top", "-o", "out"], fileSystem: hidden) == [
+        .process(ImageJob(input: .file("top/.cache/4.png"), output: .path("out/4.cutout.png"))),
+        .process(ImageJob(input: .file("top/1.jpg"), output: .path("out/1.cutout.png"))),
+    ])
     // Named on its own and again inside its directory.
     #expect(try plan(["shots/1.jpg", "shots", "-o", "out"]) == [
         .process(ImageJob(input: .file("shots/1.jpg"), output: .path("out/1.cutout.png"))),
