@@ -143,11 +143,24 @@ XL_BLOCKS = L_BLOCKS[:5] + [
     (96, 576, 160, 5, 2, 144, "hardswish"),   # -> /32
     *[(160, 960, 160, 5, 1, 240, "hardswish")] * 5,
 ]
+# "xxl" grows "xl" where boundaries and thin parts are made: the /4 stream (a single 16-channel block
+# since "s") 24 wide with two more blocks, two more blocks at /8, two more at /16 and one at /32.
+XXL_BLOCKS = [
+    (16, 16, 24, 3, 2, 8, "relu"),           # -> /4
+    *[(24, 96, 24, 3, 1, 0, "relu")] * 2,
+    (24, 144, 48, 3, 2, 0, "relu"),          # -> /8
+    *[(48, 192, 48, 3, 1, 0, "relu")] * 5,
+    XL_BLOCKS[5],                            # -> /16
+    *[XL_BLOCKS[6]] * 8,
+    XL_BLOCKS[12],                           # -> /32
+    *[XL_BLOCKS[13]] * 6,
+]
 VARIANTS = {
     "s": {"blocks": PERSON_BLOCKS + EXTRA_BLOCKS, "decoder_mid": (24, 32, 48, 64)},
     "m": {"blocks": M_BLOCKS, "decoder_mid": (24, 48, 96, 128)},
     "l": {"blocks": L_BLOCKS, "decoder_mid": (24, 64, 128, 160)},
     "xl": {"blocks": XL_BLOCKS, "decoder_mid": (24, 64, 128, 192)},
+    "xxl": {"blocks": XXL_BLOCKS, "decoder_mid": (24, 64, 128, 192)},
 }
 
 
@@ -374,7 +387,7 @@ if __name__ == "__main__":
         flops = ", ".join(f"{2 * count_macs(m, s) / 1e9:.3f} GFLOP at {s}x{s}" for s in (256, 320))
         print(f"{variant}: {flops}, params {params / 1e6:.3f} M")
     x = torch.rand(2, 3, 256, 256)
-    for a, b in (("s", "m"), ("m", "l"), ("s", "l"), ("l", "xl")):
+    for a, b in (("s", "m"), ("m", "l"), ("s", "l"), ("l", "xl"), ("xl", "xxl")):
         small = SubjectNet(a).eval()
         big = grow(small, b).eval()
         with torch.no_grad():
