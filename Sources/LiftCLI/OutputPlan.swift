@@ -119,13 +119,15 @@ public struct OutputPlanner: Sendable {
         var inputCanonical: Set<String> = []
         var anyDirectory = false
         var scannedDirectories: Set<String> = []  // canonical paths, so each real directory is listed once
-        let enclosingDirectories = options.recursive ? directoryInputs(options.inputs) : []
-        for input in options.inputs {
-            if input == "-" {
+        let kinds = options.inputs.map { $0 == "-" ? nil : fileSystem.kind(of: $0) }
+        let enclosingDirectories = !options.recursive ? [] : zip(options.inputs, kinds)
+            .filter { $0.1 == .directory }.map { fileSystem.canonicalPath($0.0) }
+        for (input, kind) in zip(options.inputs, kinds) {
+            guard let kind else {
                 pending.append(.success(FoundImage(source: .standardInput, subdirectory: "", stem: "stdin")))
                 continue
             }
-            switch fileSystem.kind(of: input) {
+            switch kind {
             case .missing:
                 pending.append(.failure(NamedFailure(input: input, failure: .missing(input))))
             case .file:
@@ -238,11 +240,6 @@ public struct OutputPlanner: Sendable {
     struct NamedFailure: Error {
         var input: String
         var failure: PlanFailure
-    }
-
-    /// Canonical paths of the inputs that are directories.
-    private func directoryInputs(_ inputs: [String]) -> [String] {
-        inputs.filter { $0 != "-" && fileSystem.kind(of: $0) == .directory }.map { fileSystem.canonicalPath($0) }
     }
 
     /// Whether a recursive scan of canonical directory `outer` lists canonical directory `inner`: `inner`
