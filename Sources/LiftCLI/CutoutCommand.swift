@@ -24,6 +24,7 @@ public enum CutoutCommand: Sendable, Equatable {
         OptionSpec("max-size", value: "N", help: "scale the result down so its longer side is at most N pixels"),
         OptionSpec("instances", value: "WHICH", help: "all | largest | 1,3 (subjects numbered by decreasing area; default all)"),
         OptionSpec("at", value: "X,Y", help: "keep only the subject under pixel X,Y (or one within 1 % of the longer side)"),
+        OptionSpec("each", help: "write each kept subject to its own file: <name>.N.cutout.png (N as in --instances)"),
         OptionSpec("mask", value: "PATH", help: "also write the grey mask (file for one input, else directory)"),
         OptionSpec("labels", value: "PATH", help: "also write the instance label map (0 = background, 1.. = subjects)"),
         OptionSpec("json", value: "PATH", help: "write a JSON report (sizes, instances, timings) to PATH or '-'"),
@@ -74,6 +75,7 @@ public enum CutoutCommand: Sendable, Equatable {
             }
             options.point = try parsePoint(text)
         }
+        options.eachSubject = parsed.flag("each")
         options.maskOutput = try parsed.value("mask")
         options.labelsOutput = try parsed.value("labels")
         for (option, value) in [("--mask", options.maskOutput), ("--labels", options.labelsOutput)] where value == "-" {
@@ -188,6 +190,9 @@ public enum CutoutCommand: Sendable, Equatable {
         }
         if stdinCount == 1, options.inputs.count > 1, options.output == nil {
             throw .invalidOutput("with '-' among several inputs, name an output directory with -o")
+        }
+        if options.eachSubject, options.output == .standardOutput || (stdinCount == 1 && options.output == nil) {
+            throw .invalidOutput("--each writes a file per subject, which standard output cannot take; name a file or directory with -o")
         }
     }
 }

@@ -26,6 +26,8 @@ public struct CutoutOptions: Sendable, Equatable {
     public var instances: InstanceSelection = .all
     /// Keep only the subject under this point (pixels of the input photo, x right, y down), when set.
     public var point: PixelPoint?
+    /// Write each kept subject to its own cut-out (and mask) file, numbered as in `--instances`.
+    public var eachSubject = false
     /// Where to also write the grey mask (a file for one input, else a directory).
     public var maskOutput: String?
     /// Where to also write the instance label map (a file for one input, else a directory).

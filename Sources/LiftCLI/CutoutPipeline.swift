@@ -10,6 +10,8 @@ public enum CutoutError: Error, Equatable, CustomStringConvertible {
     case nothingToCrop
     /// The label map holds more subjects than an 8-bit PNG can number.
     case tooManySubjectsForLabels(count: Int)
+    /// `--each` was asked for but no subject was kept, so there is no file to write.
+    case noSubjectToWrite
 
     public var description: String {
         switch self {
@@ -19,6 +21,8 @@ public enum CutoutError: Error, Equatable, CustomStringConvertible {
             return "no subject \(number): the photo has \(count) subject\(count == 1 ? "" : "s")"
         case .nothingToCrop:
             return "no subject found, nothing to crop to"
+        case .noSubjectToWrite:
+            return "no subject found, so --each wrote no file"
         case .tooManySubjectsForLabels(let count):
             return "\(count) subjects do not fit an 8-bit label map (at most 255)"
         }
@@ -48,7 +52,8 @@ public struct CutoutPipeline {
         self.writeStandardOutput = writeStandardOutput
     }
 
-    /// Processes one job and reports what was found and written.
+    /// Processes one job and reports what was found and written. Every file is encoded before the
+    /// first is written, so an image that fails leaves none of its outputs behind.
     /// - Throws: `LiftError` (reading, decoding, model, writing), `MaskError` (compositing), `CutoutError`.
     public func process(_ job: ImageJob) throws -> ImageReport {
         var timings = StageTimings()
@@ -67,47 +72,93 @@ public struct CutoutPipeline {
         _ = clock.lap()
         let kept = try select(from: analysis)
         if options.crop != nil, kept.isEmpty { throw CutoutError.nothingToCrop }
-        let layout = OutputLayout(margin: options.crop?.margin ?? .pixels(0), square: options.crop?.square ?? false,
-                                  maxLongSide: options.maxSize)
-        let cutout = try analysis.image(for: kept, croppedToExtent: options.crop != nil, background: options.background, layout: layout)
-        let mask = job.mask == nil ? nil : analysis.mask(for: kept).grayImage()
-        let labels = job.labels == nil ? nil : try labelImage(analysis.labels)
-        timings.composite = clock.lap()
+        if job.eachSubject, kept.isEmpty { throw CutoutError.noSubjectToWrite }
 
-        let threads = options.threads
-        let cutoutBytes = try ImageFiles.encodePNG(cutout, name: job.output.name, level: options.pngLevel,
-                                                   color: decoded.color, threads: threads)
-        let maskBytes = try mask.map { image throws(LiftError) in try ImageFiles.encodePNG(image, name: job.mask ?? "mask", threads: threads) }
-        let labelBytes = try labels.map { image throws(LiftError) in try ImageFiles.encodePNG(image, name: job.labels ?? "labels", threads: threads) }
-        timings.encode = clock.lap()
+        // One cut-out of every kept subject, or (--each) one per subject, each with its mask.
+        var cutouts: [EncodedCutout] = []
+        if job.eachSubject {
+            guard case .path(let output) = job.output else { preconditionFailure("--each never writes to standard output") }
+            for subject in kept {
+                let number = subject.index + 1
+                cutouts.append(try encodeCutout(of: [subject], from: analysis, color: decoded.color,
+                                                output: .path(ImageJob.subjectPath(output, number: number)),
+                                                mask: job.mask.map { ImageJob.subjectPath($0, number: number) },
+                                                timings: &timings, clock: &clock))
+            }
+        } else {
+            cutouts.append(try encodeCutout(of: kept, from: analysis, color: decoded.color, output: job.output, mask: job.mask,
+                                            timings: &timings, clock: &clock))
+        }
+        let labelBytes = try job.labels.map { path in
+            try ImageFiles.encodePNG(try labelImage(analysis.labels), name: path, threads: options.threads)
+        }
+        timings.encode += clock.lap()
 
         let overwrite = options.force || options.skipExisting
-        if let path = job.mask, let maskBytes { try ImageFiles.write(maskBytes, to: path, overwrite: overwrite) }
         if let path = job.labels, let labelBytes { try ImageFiles.write(labelBytes, to: path, overwrite: overwrite) }
-        switch job.output {
-        case .path(let path): try ImageFiles.write(cutoutBytes, to: path, overwrite: overwrite)
-        case .standardOutput: try writeStandardOutput(cutoutBytes)
+        for cutout in cutouts {
+            if let (path, bytes) = cutout.mask { try ImageFiles.write(bytes, to: path, overwrite: overwrite) }
+            switch cutout.output {
+            case .path(let path): try ImageFiles.write(cutout.bytes, to: path, overwrite: overwrite)
+            case .standardOutput: try writeStandardOutput(cutout.bytes)
+            }
         }
         timings.write = clock.lap()
 
         var report = ImageReport(input: name, status: .ok)
-        report.output = job.output.name
-        report.mask = job.mask
         report.labels = job.labels
+        if !job.eachSubject, let cutout = cutouts.first {
+            report.output = cutout.output.name
+            report.mask = cutout.mask?.path
+            report.outputWidth = cutout.width
+            report.outputHeight = cutout.height
+        }
         report.width = photo.width
         report.height = photo.height
-        report.outputWidth = cutout.width
-        report.outputHeight = cutout.height
         report.model = lifter.modelVariant(width: photo.width, height: photo.height).rawValue
         report.quality = options.quality.rawValue
         let keptIndices = Set(kept.map(\.index))
+        let perSubject = job.eachSubject ? Dictionary(uniqueKeysWithValues: zip(kept.map(\.index), cutouts)) : [:]
         report.instances = analysis.subjects.map { subject in
             let box = subject.boundingBox
-            return ImageReport.Instance(number: subject.index + 1, bbox: [box.x, box.y, box.width, box.height], area: subject.area,
-                                        score: (Double(subject.score) * 1e4).rounded() / 1e4, kept: keptIndices.contains(subject.index))
+            var instance = ImageReport.Instance(number: subject.index + 1, bbox: [box.x, box.y, box.width, box.height], area: subject.area,
+                                                score: (Double(subject.score) * 1e4).rounded() / 1e4, kept: keptIndices.contains(subject.index))
+            if let cutout = perSubject[subject.index] {
+                instance.output = cutout.output.name
+                instance.mask = cutout.mask?.path
+                instance.outputWidth = cutout.width
+                instance.outputHeight = cutout.height
+            }
+            return instance
         }
         report.timings = timings.rounded()
         return report
+    }
+
+    /// A cut-out encoded as PNG, with its destination, size and (when asked for) its encoded mask.
+    private struct EncodedCutout {
+        var output: OutputTarget
+        var bytes: [UInt8]
+        var width: Int
+        var height: Int
+        var mask: (path: String, bytes: [UInt8])?
+    }
+
+    /// Composites `subjects` as the options say and encodes the result (and their mask, when `mask` names a file).
+    private func encodeCutout(of subjects: [Subject], from analysis: Analysis, color: PNGMetadata, output: OutputTarget,
+                              mask: String?, timings: inout StageTimings, clock: inout Stopwatch) throws -> EncodedCutout {
+        let layout = OutputLayout(margin: options.crop?.margin ?? .pixels(0), square: options.crop?.square ?? false,
+                                  maxLongSide: options.maxSize)
+        let cutout = try analysis.image(for: subjects, croppedToExtent: options.crop != nil, background: options.background, layout: layout)
+        let maskImage = mask == nil ? nil : analysis.mask(for: subjects).grayImage()
+        timings.composite += clock.lap()
+        let threads = options.threads
+        var encoded = EncodedCutout(output: output, bytes: try ImageFiles.encodePNG(cutout, name: output.name, level: options.pngLevel,
+                                                                                  color: color, threads: threads),
+                                    width: cutout.width, height: cutout.height)
+        if let mask, let maskImage { encoded.mask = (mask, try ImageFiles.encodePNG(maskImage, name: mask, threads: threads)) }
+        timings.encode += clock.lap()
+        return encoded
     }
 
     /// The subjects `--instances` or `--at` choose.

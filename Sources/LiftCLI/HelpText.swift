@@ -35,6 +35,8 @@ public enum HelpText {
             "  lift item.jpg --background white --crop --margin 5% --square -o item.png",
             "                                          a white, square product shot",
             "  lift group.jpg --at 420,310 --crop      only the subject under pixel 420,310",
+            "  lift flatlay.jpg --each --crop -b white",
+            "                                          each subject on white, cropped, in its own file",
             "  lift photo.jpg --mask photo.mask.png --json -",
             "                                          also the grey mask, and a JSON report on stdout",
             "  cat photo.jpg | lift - > cutout.png     standard input to standard output",
@@ -52,7 +54,7 @@ public enum HelpText {
     public static let optionGroups: [(title: String, options: [String])] = [
         ("OUTPUT", ["output", "recursive", "force", "skip-existing", "mask", "labels", "json", "png-level"]),
         ("MODEL", ["model", "quality", "threshold", "no-refine", "threads"]),
-        ("SUBJECTS", ["instances", "at"]),
+        ("SUBJECTS", ["instances", "at", "each"]),
         ("LOOK", ["background", "crop", "margin", "square", "max-size"]),
         ("GENERAL", ["quiet", "help", "version"]),
     ]

@@ -16,8 +16,16 @@ public struct ImageReport: Sendable, Equatable, Codable {
         public var area: Int
         /// Mean foreground probability over the subject, 0…1.
         public var score: Double
-        /// Whether the subject is in the written image.
+        /// Whether the subject is in the written image (or, with `--each`, written to its own).
         public var kept: Bool
+        /// With `--each`: the subject's own cut-out file.
+        public var output: String?
+        /// With `--each` and `--mask`: the subject's own mask file.
+        public var mask: String?
+        /// With `--each`: the width of the subject's cut-out in pixels.
+        public var outputWidth: Int?
+        /// With `--each`: the height of the subject's cut-out in pixels.
+        public var outputHeight: Int?
 
         /// An instance entry.
         public init(number: Int, bbox: [Int], area: Int, score: Double, kept: Bool) {
@@ -33,7 +41,8 @@ public struct ImageReport: Sendable, Equatable, Codable {
     public var input: String
     /// The outcome.
     public var status: Status
-    /// The cut-out's path (`-` for standard output), when written or skipped.
+    /// The cut-out's path (`-` for standard output), when written or skipped; with `--each` each
+    /// instance names its own file instead (a skipped image names the first that exists).
     public var output: String?
     /// The mask's path, when written.
     public var mask: String?
@@ -79,8 +88,17 @@ public struct ImageReport: Sendable, Equatable, Codable {
             if let outputWidth, let outputHeight { details.append("\(outputWidth)x\(outputHeight)") }
             if let timings { details.append("\(Int(timings.total.rounded())) ms") }
             let suffix = details.isEmpty ? "" : " (" + details.joined(separator: ", ") + ")"
-            return "\(input) -> \(output ?? "-")\(suffix)"
+            return "\(input) -> \(output ?? subjectFiles)\(suffix)"
         }
+    }
+}
+
+extension ImageReport {
+    /// The files `--each` wrote, for the log line: all of them, or the first and last of more than three.
+    var subjectFiles: String {
+        let files = (instances ?? []).compactMap(\.output)
+        guard let first = files.first, let last = files.last else { return "-" }
+        return files.count <= 3 ? files.joined(separator: ", ") : "\(first) ... \(last)"
     }
 }
 

@@ -26,16 +26,21 @@ public struct ImageJob: Sendable, Equatable {
     public var mask: String?
     /// The label map's path, when asked for.
     public var labels: String?
+    /// `--each`: `output` and `mask` name the files of one subject each (`photo.cutout.png` stands for
+    /// `photo.1.cutout.png`, `photo.2.cutout.png`…; see `subjectPath`); `output` is then never standard output.
+    public var eachSubject: Bool
 
     /// A job writing `output` (and optionally `mask` and `labels`) from `input`.
-    public init(input: InputSource, output: OutputTarget, mask: String? = nil, labels: String? = nil) {
+    public init(input: InputSource, output: OutputTarget, mask: String? = nil, labels: String? = nil, eachSubject: Bool = false) {
         self.input = input
         self.output = output
         self.mask = mask
         self.labels = labels
+        self.eachSubject = eachSubject
     }
 
-    /// The file paths this job writes.
+    /// The file paths this job writes; under `--each`, the cut-out and mask paths stand for their
+    /// numbered files.
     public var writtenPaths: [String] {
         var paths: [String] = []
         if case .path(let path) = output { paths.append(path) }
@@ -43,6 +48,15 @@ public struct ImageJob: Sendable, Equatable {
         if let labels { paths.append(labels) }
         return paths
     }
+
+    /// Under `--each`, the file for subject `number` (1-based) of the cut-out or mask `path`:
+    /// `photo.cutout.png` → `photo.3.cutout.png`, `item.png` → `item.3.png`.
+    public static func subjectPath(_ path: String, number: Int) -> String {
+        SubjectFileNaming(path: path).path(for: number)
+    }
+
+    /// Whether `path`, one of `writtenPaths`, stands for numbered per-subject files.
+    func isPerSubject(_ path: String) -> Bool { eachSubject && path != labels }
 }
 
 /// Why an input will not be processed, found while planning; the batch reports it and goes on.
@@ -157,6 +171,7 @@ public struct OutputPlanner: Sendable {
         }
 
         // Second pass: name every output, then check it against inputs, other outputs and the disk.
+        let inputsByDirectory = InputNames(canonicalPaths: options.eachSubject ? inputCanonical : [])
         let imageCount = pending.count { if case .success = $0 { true } else { false } }
         let outputLayout = try layout(for: options.output, imageCount: imageCount, anyDirectory: anyDirectory, flag: "-o")
         let maskLayout = try options.maskOutput.map { path throws(UsageError) in
@@ -180,12 +195,14 @@ public struct OutputPlanner: Sendable {
                 input: image.source,
                 output: outputLayout.target(for: image, suffix: ".cutout.png"),
                 mask: maskLayout.map { $0.path(for: image, suffix: ".mask.png") },
-                labels: labelsLayout.map { $0.path(for: image, suffix: ".labels.png") })
+                labels: labelsLayout.map { $0.path(for: image, suffix: ".labels.png") },
+                eachSubject: options.eachSubject)
             let name = image.source.displayName
             for path in job.writtenPaths {
                 let canonical = fileSystem.canonicalPath(path)
-                if inputCanonical.contains(canonical) {
-                    entries.append(.fail(name, .wouldOverwriteInput(output: path)))
+                if let input = inputCanonical.contains(canonical) ? path
+                    : job.isPerSubject(path) ? inputsByDirectory.perSubjectInput(named: SubjectFileNaming(path: canonical)) : nil {
+                    entries.append(.fail(name, .wouldOverwriteInput(output: input)))
                     continue imageLoop
                 }
                 if let other = claimed[canonical] {
@@ -194,10 +211,13 @@ public struct OutputPlanner: Sendable {
                 }
             }
             for path in job.writtenPaths { claimed[fileSystem.canonicalPath(path)] = name }
-            let existing = job.writtenPaths.filter { fileSystem.kind(of: $0) != .missing }
+            let existing = job.writtenPaths.compactMap { path in
+                job.isPerSubject(path) ? firstSubjectFile(SubjectFileNaming(path: path))
+                                       : fileSystem.kind(of: path) != .missing ? path : nil
+            }
             if !existing.isEmpty, !options.force {
-                if options.skipExisting, existing.count == job.writtenPaths.count, case .path(let output) = job.output {
-                    entries.append(.skip(image.source, output: output))
+                if options.skipExisting, existing.count == job.writtenPaths.count, case .path = job.output {
+                    entries.append(.skip(image.source, output: existing[0]))
                     continue
                 }
                 if !options.skipExisting {
@@ -233,6 +253,28 @@ public struct OutputPlanner: Sendable {
         case .file where !options.force && !options.skipExisting:
             throw .invalidOutput("--json \(report) exists (use --force to overwrite it)")
         case .file, .missing: break
+        }
+    }
+
+    /// The first existing file (by number) that `naming` describes, or `nil`.
+    private func firstSubjectFile(_ naming: SubjectFileNaming) -> String? {
+        guard fileSystem.kind(of: naming.directory) == .directory,
+              let names = try? fileSystem.contentsOfDirectory(naming.directory) else { return nil }
+        return names.filter(naming.matches(name:)).min { $0.count != $1.count ? $0.count < $1.count : $0 < $1 }
+            .map { PathText.join(naming.directory, $0) }
+    }
+
+    /// Canonical input paths grouped by directory, to find an input that `--each` numbering would name.
+    struct InputNames {
+        private var namesByDirectory: [String: [String]] = [:]
+
+        init(canonicalPaths: Set<String>) {
+            for path in canonicalPaths { namesByDirectory[PathText.directory(of: path), default: []].append(PathText.name(of: path)) }
+        }
+
+        /// An input (canonical path) among the files `naming` (made from a canonical path) describes.
+        func perSubjectInput(named naming: SubjectFileNaming) -> String? {
+            namesByDirectory[naming.directory]?.first(where: naming.matches(name:)).map { PathText.join(naming.directory, $0) }
         }
     }
 

@@ -158,6 +158,53 @@ struct CutoutTests {
         #expect(!scratch.exists("none.png"))
     }
 
+    @Test func eachSubjectIsWrittenToItsOwnNumberedFiles() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        try scratch.write(try SamplePhotos.twoAstronauts(), to: "two.png")
+        let result = try LiftBinary.run(["two.png", "--each", "--crop", "--mask", "masks/", "--model", "person", "--json", "-", "-q"],
+                                        in: scratch.url)
+        #expect(result.status == 0, "\(result.standardError)")
+        let image = try #require((try report(result)["images"] as? [[String: Any]])?.first)
+        #expect(image["output"] == nil, "each subject names its own file")
+        let instances = try #require(image["instances"] as? [[String: Any]])
+        #expect(instances.count == 2, "one astronaut on each half")
+        var written = ["two.png"]
+        var maskPixels: [[UInt8]] = []
+        for (index, instance) in instances.enumerated() {
+            let number = index + 1
+            #expect(instance["number"] as? Int == number && instance["kept"] as? Bool == true)
+            #expect(instance["output"] as? String == "two.\(number).cutout.png")
+            #expect(instance["mask"] as? String == "masks/two.\(number).mask.png")
+            let cutout = try SamplePhotos.decodeFile(scratch.path("two.\(number).cutout.png"))
+            let box = try #require(instance["bbox"] as? [Int])
+            #expect(instance["outputWidth"] as? Int == cutout.width && instance["outputHeight"] as? Int == cutout.height)
+            #expect(cutout.width >= box[2] && cutout.width < 256, "cropped to one astronaut, not both")
+            let mask = try SamplePhotos.decodeFile(scratch.path("masks/two.\(number).mask.png"))
+            #expect(mask.width == 512 && mask.height == 256, "masks stay photo-sized")
+            maskPixels.append(mask.pixels)
+            written.append("two.\(number).cutout.png")
+        }
+        #expect(maskPixels.count == 2 && maskPixels[0] != maskPixels[1], "each mask holds only its own subject")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).sorted() == (written + ["masks"]).sorted())
+
+        let again = try LiftBinary.run(["two.png", "--each", "--model", "person"], in: scratch.url)
+        #expect(again.status == 1)
+        #expect(again.standardError.contains("lift: two.png: two.1.cutout.png exists (use --force to overwrite, or --skip-existing)"))
+        let resumed = try LiftBinary.run(["two.png", "--each", "--model", "person", "--skip-existing"], in: scratch.url)
+        #expect(resumed.status == 0 && resumed.standardError.contains("two.png: skipped, two.1.cutout.png exists"))
+    }
+
+    @Test func eachSubjectWithNoSubjectFailsAndWritesNothing() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        try scratch.write(try SamplePhotos.flatGrey(), to: "flat.png")
+        let result = try LiftBinary.run(["flat.png", "--each", "--model", "person", "-o", "out/"], in: scratch.url)
+        #expect(result.status == 1)
+        #expect(result.standardError.contains("lift: flat.png: no subject found, so --each wrote no file"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path) == ["flat.png"])
+    }
+
     @Test(arguments: [["--quality", "fast"], ["--quality", "accurate"], ["--no-refine"], ["--threshold", "0.3"], ["--threads", "1"],
                         ["--png-level", "0"], ["--png-level", "9"]])
     func modelAndMaskOptionsRun(options: [String]) throws {

@@ -19,6 +19,25 @@ enum SamplePhotos {
     /// The astronaut stretched to 256×144 (wide: the person model's landscape variant runs), as PNG.
     static func astronautWide() throws -> [UInt8] { try png("person/astronaut-wide.rgb", width: 256, height: 144) }
 
+    /// Two astronauts side by side, 512×256 (two separate subjects), as PNG.
+    static func twoAstronauts() throws -> [UInt8] {
+        let one = try Fixtures.opaqueImage(rgb: "person/astronaut.rgb", width: 256, height: 256)
+        let rowBytes = one.width * 4
+        var pixels: [UInt8] = []
+        pixels.reserveCapacity(2 * one.pixels.count)
+        for row in 0..<one.height {
+            let line = one.pixels[row * rowBytes ..< (row + 1) * rowBytes]
+            pixels += line
+            pixels += line
+        }
+        return try PNGEncoder.encode(RGBAImage(width: 2 * one.width, height: one.height, pixels: pixels))
+    }
+
+    /// A flat grey 64×64 image: nothing to find, as PNG.
+    static func flatGrey() throws -> [UInt8] {
+        try PNGEncoder.encode(RGBAImage(width: 64, height: 64, fill: (128, 128, 128, 255)))
+    }
+
     /// A synthetic pattern without a person, 256×256, as PNG.
     static func pattern() throws -> [UInt8] { try png("person/pattern.rgb", width: 256, height: 256) }
 

@@ -31,7 +31,7 @@ private func options(_ arguments: [String]) throws -> CutoutOptions {
     let parsed = try options([
         "a.jpg", "dir", "-r", "-o", "out/", "--skip-existing", "-m", "person", "--quality=accurate",
         "--background", "#10203040", "--crop", "--margin", "5%", "--square", "--max-size", "1024",
-        "--instances", "1,3", "--mask", "m/", "--labels", "l/", "--json", "-", "--threshold", "0.4",
+        "--instances", "1,3", "--each", "--mask", "m/", "--labels", "l/", "--json", "-", "--threshold", "0.4",
         "--no-refine", "-j", "2", "-q",
     ])
     var expected = CutoutOptions(inputs: ["a.jpg", "dir"])
@@ -44,6 +44,7 @@ private func options(_ arguments: [String]) throws -> CutoutOptions {
     expected.crop = CropOption(margin: .percent(5), square: true)
     expected.maxSize = 1024
     expected.instances = .numbers([1, 3])
+    expected.eachSubject = true
     expected.maskOutput = "m/"
     expected.labelsOutput = "l/"
     expected.jsonReport = .standardOutput
@@ -105,6 +106,8 @@ func backgrounds(text: String, expected: Background) throws {
     (["-", "-"], .invalidOutput("standard input ('-') can be read only once")),
     (["-o", "-", "a", "b"], .invalidOutput("'-o -' writes one image to standard output, but 2 inputs were given")),
     (["-", "a"], .invalidOutput("with '-' among several inputs, name an output directory with -o")),
+    (["--each", "-o", "-", "a"], .invalidOutput("--each writes a file per subject, which standard output cannot take; name a file or directory with -o")),
+    (["--each", "-"], .invalidOutput("--each writes a file per subject, which standard output cannot take; name a file or directory with -o")),
 ])
 func invalidCommandLines(arguments: [String], expected: UsageError) {
     #expect(throws: expected) { try CutoutCommand.parse(arguments) }

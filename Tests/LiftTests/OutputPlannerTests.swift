@@ -31,7 +31,7 @@ struct InMemoryFileSystem: FileSystemView {
     }
 
     func contentsOfDirectory(_ path: String) throws -> [String] {
-        let canonical = canonicalPath(path), prefix = canonical + "/"
+        let canonical = canonicalPath(path), prefix = canonical.isEmpty ? "" : canonical + "/"
         let present = files.union(directories).union(links.keys)
             .filter { $0.hasPrefix(prefix) && !$0.dropFirst(prefix.count).contains("/") }
             .map { String($0.dropFirst(prefix.count)) }
@@ -123,6 +123,46 @@ private func plan(_ arguments: [String], fileSystem: InMemoryFileSystem = tree) 
     // With an extra output still missing, --skip-existing redoes the image.
     #expect(try plan(["done/x.jpg", "--skip-existing", "--mask", "m.png"]) == [
         .process(ImageJob(input: .file("done/x.jpg"), output: .path("done/x.cutout.png"), mask: "m.png")),
+    ])
+}
+
+@Test func eachSubjectNumbersTheFilesBeforeLiftsSuffixOrTheExtension() {
+    #expect(ImageJob.subjectPath("photo.cutout.png", number: 3) == "photo.3.cutout.png")
+    #expect(ImageJob.subjectPath("out/v1.2/photo.mask.png", number: 12) == "out/v1.2/photo.12.mask.png")
+    #expect(ImageJob.subjectPath("SHOT.CUTOUT.PNG", number: 1) == "SHOT.1.CUTOUT.PNG")
+    #expect(ImageJob.subjectPath("item.png", number: 2) == "item.2.png")
+    #expect(ImageJob.subjectPath("dir.v1/item", number: 2) == "dir.v1/item.2")
+}
+
+@Test func eachSubjectChecksEveryNumberedFileOfAnOutput() throws {
+    // Numbered files of p.jpg exist (2, not 1: any number counts); q.jpg has only lookalikes.
+    let fileSystem = InMemoryFileSystem(files: ["p.jpg", "p.2.cutout.png", "q.jpg", "q.cutout.png", "q.x.cutout.png",
+                                                "q.02.cutout.png", "q.1.2.cutout.png", "out/p.7.mask.png"])
+    let p = ImageJob(input: .file("p.jpg"), output: .path("p.cutout.png"), eachSubject: true)
+    let q = ImageJob(input: .file("q.jpg"), output: .path("q.cutout.png"), eachSubject: true)
+    #expect(try plan(["p.jpg", "q.jpg", "--each"], fileSystem: fileSystem) == [.fail("p.jpg", .outputExists("p.2.cutout.png")), .process(q)])
+    #expect(try plan(["p.jpg", "q.jpg", "--each", "--skip-existing"], fileSystem: fileSystem) == [
+        .skip(.file("p.jpg"), output: "p.2.cutout.png"), .process(q),
+    ])
+    #expect(try plan(["p.jpg", "--each", "--force"], fileSystem: fileSystem) == [.process(p)])
+    // A mask directory: its numbered masks count too, and one kind missing redoes the image.
+    var masked = p
+    masked.mask = "out/p.mask.png"
+    #expect(try plan(["p.jpg", "--each", "--mask", "out"], fileSystem: fileSystem) == [.fail("p.jpg", .outputExists("p.2.cutout.png"))])
+    #expect(try plan(["p.jpg", "--each", "--mask", "out", "--skip-existing"], fileSystem: fileSystem) == [
+        .skip(.file("p.jpg"), output: "p.2.cutout.png"),
+    ])
+    #expect(try plan(["p.jpg", "--each", "--mask", "m/", "--skip-existing"], fileSystem: fileSystem) == [
+        .process(ImageJob(input: .file("p.jpg"), output: .path("p.cutout.png"), mask: "m/p.mask.png", eachSubject: true)),
+    ])
+    #expect(masked.writtenPaths == ["p.cutout.png", "out/p.mask.png"])
+}
+
+@Test func eachSubjectNeverNumbersAFileOverAnInput() throws {
+    let fileSystem = InMemoryFileSystem(files: ["p.jpg", "p.1.cutout.png"])
+    #expect(try plan(["p.jpg", "./p.1.cutout.png", "--each", "--force"], fileSystem: fileSystem) == [
+        .fail("p.jpg", .wouldOverwriteInput(output: "p.1.cutout.png")),
+        .process(ImageJob(input: .file("./p.1.cutout.png"), output: .path("p.1.cutout.cutout.png"), eachSubject: true)),
     ])
 }
 

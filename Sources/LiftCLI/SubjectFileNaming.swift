@@ -1,0 +1,42 @@
+/// How `--each` names one file per subject from the path a single output would have had: the subject
+/// number goes before Lift's output suffix (`photo.cutout.png` → `photo.2.cutout.png`, `photo.mask.png`
+/// → `photo.2.mask.png`, so directory scans still skip them) or else before the extension
+/// (`item.png` → `item.2.png`, `item` → `item.2`).
+struct SubjectFileNaming: Sendable, Equatable {
+    /// Everything before the number, ending in `.`.
+    let prefix: String
+    /// Everything after the number (`.cutout.png`, `.png` or `""`).
+    let suffix: String
+
+    /// The naming for `path`, the file one output of this kind would have been.
+    init(path: String) {
+        let name = PathText.name(of: path)
+        let lower = name.lowercased()
+        let suffixLength: Int
+        if let known = OutputPlanner.outputSuffixes.first(where: { lower.hasSuffix($0) && lower.count > $0.count }) {
+            suffixLength = known.count
+        } else if let dot = name.lastIndex(of: "."), dot != name.startIndex {
+            suffixLength = name.distance(from: dot, to: name.endIndex)
+        } else {
+            suffixLength = 0
+        }
+        prefix = String(path.dropLast(suffixLength)) + "."
+        suffix = String(path.suffix(suffixLength))
+    }
+
+    /// The file for subject `number` (1-based, as in `--instances` and the label map).
+    func path(for number: Int) -> String { prefix + String(number) + suffix }
+
+    /// Whether `name`, a file name in the directory of `prefix`, is one of these files (any number).
+    func matches(name: String) -> Bool {
+        let namePrefix = PathText.name(of: prefix)
+        guard name.count > namePrefix.count + suffix.count, name.hasPrefix(namePrefix), name.hasSuffix(suffix) else {
+            return false
+        }
+        let number = name.dropFirst(namePrefix.count).dropLast(suffix.count)
+        return number.first != "0" && number.allSatisfy { $0.isASCII && $0.isNumber }
+    }
+
+    /// The directory the files go to.
+    var directory: String { PathText.directory(of: prefix) }
+}
