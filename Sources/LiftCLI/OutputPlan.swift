@@ -172,6 +172,7 @@ public struct OutputPlanner: Sendable {
 
         // Second pass: name every output, then check it against inputs, other outputs and the disk.
         let inputsByDirectory = InputNames(canonicalPaths: options.eachSubject ? inputCanonical : [])
+        var listings: [String: [String]] = [:]  // --each: output directories listed once, not once per image
         let imageCount = pending.count { if case .success = $0 { true } else { false } }
         let outputLayout = try layout(for: options.output, imageCount: imageCount, anyDirectory: anyDirectory, flag: "-o")
         let maskLayout = try options.maskOutput.map { path throws(UsageError) in
@@ -212,7 +213,7 @@ public struct OutputPlanner: Sendable {
             }
             for path in job.writtenPaths { claimed[fileSystem.canonicalPath(path)] = name }
             let existing = job.writtenPaths.compactMap { path in
-                job.isPerSubject(path) ? firstSubjectFile(SubjectFileNaming(path: path))
+                job.isPerSubject(path) ? firstSubjectFile(SubjectFileNaming(path: path), listings: &listings)
                                        : fileSystem.kind(of: path) != .missing ? path : nil
             }
             if !existing.isEmpty, !options.force {
@@ -256,12 +257,15 @@ public struct OutputPlanner: Sendable {
         }
     }
 
-    /// The first existing file (by number) that `naming` describes, or `nil`.
-    private func firstSubjectFile(_ naming: SubjectFileNaming) -> String? {
-        guard fileSystem.kind(of: naming.directory) == .directory,
-              let names = try? fileSystem.contentsOfDirectory(naming.directory) else { return nil }
-        return names.filter(naming.matches(name:)).min { $0.count != $1.count ? $0.count < $1.count : $0 < $1 }
-            .map { PathText.join(naming.directory, $0) }
+    /// The first existing file (by number) that `naming` describes, or `nil`; `listings` caches the
+    /// names in each directory (none for a directory that is missing or unreadable).
+    private func firstSubjectFile(_ naming: SubjectFileNaming, listings: inout [String: [String]]) -> String? {
+        let directory = naming.directory
+        if listings[directory] == nil {
+            listings[directory] = fileSystem.kind(of: directory) == .directory ? (try? fileSystem.contentsOfDirectory(directory)) ?? [] : []
+        }
+        return listings[directory, default: []].filter(naming.matches(name:)).min { $0.count != $1.count ? $0.count < $1.count : $0 < $1 }
+            .map { PathText.join(directory, $0) }
     }
 
     /// Canonical input paths grouped by directory, to find an input that `--each` numbering would name.
