@@ -181,6 +181,7 @@ public struct OutputPlanner: Sendable {
         let labelsLayout = try options.labelsOutput.map { path throws(UsageError) in
             try layout(for: .path(path), imageCount: imageCount, anyDirectory: anyDirectory, flag: "--labels")
         }
+        try checkDistinctFiles([("-o", outputLayout), ("--mask", maskLayout), ("--labels", labelsLayout)])
         var entries: [PlanEntry] = []
         var claimed: [String: String] = [:]  // canonical output path → input display name
         imageLoop: for item in pending {
@@ -254,6 +255,16 @@ public struct OutputPlanner: Sendable {
         case .file where !options.force && !options.skipExisting:
             throw .invalidOutput("--json \(report) exists (use --force to overwrite it)")
         case .file, .missing: break
+        }
+    }
+
+    /// Two kinds of output named as one file (`-o c.png --mask c.png`) would overwrite each other.
+    private func checkDistinctFiles(_ layouts: [(flag: String, layout: Layout?)]) throws(UsageError) {
+        var seen: [String: (flag: String, path: String)] = [:]
+        for case let (flag, .file(path)?) in layouts {
+            if let first = seen.updateValue((flag, path), forKey: fileSystem.canonicalPath(path)) {
+                throw .invalidOutput("\(first.flag) \(first.path) and \(flag) \(path) name the same file; give each output its own name")
+            }
         }
     }
 

@@ -166,6 +166,16 @@ private func plan(_ arguments: [String], fileSystem: InMemoryFileSystem = tree) 
     ])
 }
 
+@Test func twoKindsOfOutputCannotShareAFile() throws {
+    #expect(throws: UsageError.invalidOutput("-o c.png and --mask ./c.png name the same file; give each output its own name")) {
+        try plan(["a.jpg", "-o", "c.png", "--mask", "./c.png", "--force"])
+    }
+    #expect(throws: UsageError.invalidOutput("--mask m.png and --labels m.png name the same file; give each output its own name")) {
+        try plan(["a.jpg", "--mask", "m.png", "--labels", "m.png"])
+    }
+    #expect(try plan(["a.jpg", "b.png", "-o", "d/", "--mask", "d/", "--labels", "d/"]).count == 2, "directories: names differ by suffix")
+}
+
 @Test func collidingOutputsFailTheSecondInput() throws {
     let fileSystem = InMemoryFileSystem(files: ["p/cat.jpg", "p/cat.png"])
     #expect(try plan(["p"], fileSystem: fileSystem) == [
