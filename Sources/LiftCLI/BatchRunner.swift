@@ -6,7 +6,7 @@ public struct BatchSummary: Sendable, Equatable, Codable {
     public var succeeded = 0
     /// Inputs that failed (including plan failures such as a missing file).
     public var failed = 0
-    /// Inputs skipped by `--skip-existing`.
+    /// Inputs skipped by `--skip-existing`, or because an earlier input is the same file.
     public var skipped = 0
 
     /// Zero counts.
@@ -58,6 +58,9 @@ public struct BatchRunner {
             case .skip(let input, let output):
                 report = ImageReport(input: input.displayName, status: .skipped)
                 report.output = output
+            case .duplicate(let input, let first):
+                report = ImageReport(input: input, status: .skipped)
+                report.sameFileAs = first
             case .fail(let input, let failure):
                 report = ImageReport(input: input, status: .failed)
                 report.error = failure.description

@@ -48,6 +48,8 @@ public struct ImageReport: Sendable, Equatable, Codable {
     public var mask: String?
     /// The label map's path, when written.
     public var labels: String?
+    /// For an input skipped because it is the same file as an earlier one: that input as named.
+    public var sameFileAs: String?
     /// Why the image failed, in words.
     public var error: String?
     /// Photo width in pixels.
@@ -77,7 +79,9 @@ public struct ImageReport: Sendable, Equatable, Codable {
     public var logLine: String {
         switch status {
         case .failed: return "\(input): \(error ?? "failed")"
-        case .skipped: return "\(input): skipped, \(output ?? "output") exists"
+        case .skipped:
+            if let sameFileAs { return "\(input): skipped, " + (sameFileAs == input ? "named twice" : "the same file as \(sameFileAs)") }
+            return "\(input): skipped, \(output ?? "output") exists"
         case .ok:
             var details: [String] = []
             if let instances {

@@ -100,6 +100,8 @@ public enum PlanEntry: Sendable, Equatable {
     case process(ImageJob)
     /// Leave this input alone because its outputs exist (`--skip-existing`).
     case skip(InputSource, output: String)
+    /// Leave this input alone because an earlier input (named here) is the same file.
+    case duplicate(String, of: String)
     /// Report this failure for the named input (a path or `<stdin>`).
     case fail(String, PlanFailure)
 }
@@ -128,9 +130,9 @@ public struct OutputPlanner: Sendable {
     /// Plans every input of `options`. Throws only usage errors (exit 2), such as several images
     /// for one output file; per-input problems come back as `.fail` entries.
     public func plan(_ options: CutoutOptions) throws(UsageError) -> [PlanEntry] {
-        // First pass: every input becomes images or a failure, in input order.
-        var pending: [Result<FoundImage, NamedFailure>] = []
-        var inputCanonical: Set<String> = []
+        // First pass: every input becomes images, a failure or a duplicate, in input order.
+        var pending: [Pending] = []
+        var firstNameOfInput: [String: String] = [:]  // canonical path → the input's name as first given
         var anyDirectory = false
         var scannedDirectories: Set<String> = []  // canonical paths, so each real directory is listed once
         let kinds = options.inputs.map { $0 == "-" ? nil : fileSystem.kind(of: $0) }
@@ -138,16 +140,19 @@ public struct OutputPlanner: Sendable {
             .filter { $0.1 == .directory }.map { fileSystem.canonicalPath($0.0) }
         for (input, kind) in zip(options.inputs, kinds) {
             guard let kind else {
-                pending.append(.success(FoundImage(source: .standardInput, subdirectory: "", stem: "stdin")))
+                pending.append(.image(FoundImage(source: .standardInput, subdirectory: "", stem: "stdin")))
                 continue
             }
             switch kind {
             case .missing:
-                pending.append(.failure(NamedFailure(input: input, failure: .missing(input))))
+                pending.append(.settled(.fail(input, .missing(input))))
             case .file:
                 // The same file named twice (or again through another path) is cut out once.
-                guard inputCanonical.insert(fileSystem.canonicalPath(input)).inserted else { continue }
-                pending.append(.success(FoundImage(source: .file(input), subdirectory: "", stem: PathText.stem(of: input))))
+                if let first = firstNameOfInput.claim(fileSystem.canonicalPath(input), for: input) {
+                    pending.append(.settled(.duplicate(input, of: first)))
+                    continue
+                }
+                pending.append(.image(FoundImage(source: .file(input), subdirectory: "", stem: PathText.stem(of: input))))
             case .directory:
                 anyDirectory = true
                 // A directory named twice, or with -r inside another one named, adds nothing: its
@@ -158,22 +163,31 @@ public struct OutputPlanner: Sendable {
                 do {
                     let found = try scan(directory: input, subdirectory: "", recursive: options.recursive,
                                          scanned: &scannedDirectories)
-                    if found.isEmpty { pending.append(.failure(NamedFailure(input: input, failure: .noImagesInDirectory))) }
+                    if found.isEmpty { pending.append(.settled(.fail(input, .noImagesInDirectory))) }
                     for item in found {
-                        if case .success(let image) = item, case .file(let path) = image.source,
-                           !inputCanonical.insert(fileSystem.canonicalPath(path)).inserted { continue }
-                        pending.append(item)
+                        switch item {
+                        case .success(let image):
+                            if case .file(let path) = image.source,
+                               let first = firstNameOfInput.claim(fileSystem.canonicalPath(path), for: path) {
+                                pending.append(.settled(.duplicate(path, of: first)))
+                            } else {
+                                pending.append(.image(image))
+                            }
+                        case .failure(let named):
+                            pending.append(.settled(.fail(named.input, named.failure)))
+                        }
                     }
                 } catch {
-                    pending.append(.failure(NamedFailure(input: input, failure: .unreadableDirectory(reason: "\(error)"))))
+                    pending.append(.settled(.fail(input, .unreadableDirectory(reason: "\(error)"))))
                 }
             }
         }
 
         // Second pass: name every output, then check it against inputs, other outputs and the disk.
+        let inputCanonical = Set(firstNameOfInput.keys)
         let inputsByDirectory = InputNames(canonicalPaths: options.eachSubject ? inputCanonical : [])
         var listings: [String: [String]] = [:]  // --each: output directories listed once, not once per image
-        let imageCount = pending.count { if case .success = $0 { true } else { false } }
+        let imageCount = pending.count { if case .image = $0 { true } else { false } }
         let outputLayout = try layout(for: options.output, imageCount: imageCount, anyDirectory: anyDirectory, flag: "-o")
         let maskLayout = try options.maskOutput.map { path throws(UsageError) in
             try layout(for: .path(path), imageCount: imageCount, anyDirectory: anyDirectory, flag: "--mask")
@@ -187,10 +201,10 @@ public struct OutputPlanner: Sendable {
         imageLoop: for item in pending {
             let image: FoundImage
             switch item {
-            case .failure(let named):
-                entries.append(.fail(named.input, named.failure))
+            case .settled(let entry):
+                entries.append(entry)
                 continue imageLoop
-            case .success(let found):
+            case .image(let found):
                 image = found
             }
             let job = ImageJob(
@@ -299,6 +313,12 @@ public struct OutputPlanner: Sendable {
         var failure: PlanFailure
     }
 
+    /// An input after the first pass: an image still to plan, or its entry already decided.
+    enum Pending {
+        case image(FoundImage)
+        case settled(PlanEntry)
+    }
+
     /// Whether a recursive scan of canonical directory `outer` lists canonical directory `inner`: `inner`
     /// lies strictly below it, through no hidden (dot) directory, which scans skip.
     static func scan(from outer: String, reaches inner: String) -> Bool {
@@ -387,5 +407,15 @@ public struct OutputPlanner: Sendable {
         case .file, .missing:
             return path.hasSuffix("/") || imageCount > 1 || anyDirectory ? .directory(path) : .file(path)
         }
+    }
+}
+
+extension Dictionary where Key == String, Value == String {
+    /// Records `name` as the first name of input file `canonical`; returns the earlier name instead when
+    /// the file was already named.
+    fileprivate mutating func claim(_ canonical: String, for name: String) -> String? {
+        if let first = self[canonical] { return first }
+        self[canonical] = name
+        return nil
     }
 }

@@ -18,6 +18,8 @@ private let entries: [PlanEntry] = [
     .fail("missing.jpg", .inputNotFound),
     .process(ImageJob(input: .file("bad.jpg"), output: .path("bad.cutout.png"))),
     .skip(.file("old.jpg"), output: "old.cutout.png"),
+    .duplicate("./a.jpg", of: "a.jpg"),
+    .duplicate("a.jpg", of: "a.jpg"),
     .process(ImageJob(input: .file("c.png"), output: .path("c.cutout.png"))),
 ]
 
@@ -39,18 +41,21 @@ private func fakeProcess(_ job: ImageJob) throws -> ImageReport {
     var expected = BatchSummary()
     expected.succeeded = 2
     expected.failed = 2
-    expected.skipped = 1
+    expected.skipped = 3
     #expect(summary == expected)
     #expect(summary.exitCode == 1)
-    #expect(reports.map(\.status) == [.ok, .failed, .failed, .skipped, .ok])
+    #expect(reports.map(\.status) == [.ok, .failed, .failed, .skipped, .skipped, .skipped, .ok])
+    #expect(reports[4].sameFileAs == "a.jpg")
     #expect(reports[2].error == "not a PNG or JPEG file")
     #expect(log.text == """
         a.jpg -> a.cutout.png (1 subject, 8x6)
         lift: missing.jpg: no such file or directory
         lift: bad.jpg: not a PNG or JPEG file
         old.jpg: skipped, old.cutout.png exists
+        ./a.jpg: skipped, the same file as a.jpg
+        a.jpg: skipped, named twice
         c.png -> c.cutout.png (1 subject, 8x6)
-        2 written, 2 failed, 1 skipped
+        2 written, 2 failed, 3 skipped
 
         """)
 }

@@ -213,7 +213,10 @@ private func plan(_ arguments: [String], fileSystem: InMemoryFileSystem = tree) 
 }
 
 @Test func theSameInputTwiceIsCutOutOnce() throws {
-    #expect(try plan(["a.jpg", "./a.jpg", "a.jpg"]) == [.process(ImageJob(input: .file("a.jpg"), output: .path("a.cutout.png")))])
+    #expect(try plan(["a.jpg", "./a.jpg", "a.jpg"]) == [
+        .process(ImageJob(input: .file("a.jpg"), output: .path("a.cutout.png"))),
+        .duplicate("./a.jpg", of: "a.jpg"), .duplicate("a.jpg", of: "a.jpg"),
+    ])
     #expect(try plan(["shots", "./shots/", "-o", "out"]) == plan(["shots", "-o", "out"]))
     #expect(try plan(["-r", "shots", "shots/deep", "-o", "out"]) == plan(["-r", "shots", "-o", "out"]))
     // The enclosing directory decides the layout whatever the order (out/deep/3.cutout.png).
@@ -229,8 +232,11 @@ private func plan(_ arguments: [String], fileSystem: InMemoryFileSystem = tree) 
     // Named on its own and again inside its directory.
     #expect(try plan(["shots/1.jpg", "shots", "-o", "out"]) == [
         .process(ImageJob(input: .file("shots/1.jpg"), output: .path("out/1.cutout.png"))),
+        .duplicate("shots/1.jpg", of: "shots/1.jpg"),
         .process(ImageJob(input: .file("shots/2.JPEG"), output: .path("out/2.cutout.png"))),
     ])
+    // The duplicate does not count as a second image for a single output file.
+    #expect(try plan(["a.jpg", "./a.jpg", "-o", "one.png"]).count == 2)
 }
 
 @Test func recursionListsEachRealDirectoryOnceThroughLinks() throws {
