@@ -29,7 +29,7 @@ public enum CutoutError: Error, Equatable, CustomStringConvertible {
     }
 
     private static func number(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(value)
+        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
     }
 }
 

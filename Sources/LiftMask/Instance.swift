@@ -32,7 +32,7 @@ public enum MinimumArea: Sendable, Hashable {
     public func pixels(forImagePixels pixelCount: Int) -> Int {
         switch self {
         case let .pixels(n): return max(0, n)
-        case let .fraction(f): return max(0, Int((Double(pixelCount) * f).rounded(.up)))
+        case let .fraction(f): return max(0, Int(saturating: Double(pixelCount) * f, rounding: .up))
         }
     }
 }

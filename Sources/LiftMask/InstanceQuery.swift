@@ -6,7 +6,7 @@ public enum InstanceQuery {
     /// centre lies within `searchRadius` pixels of the point (ties: the smaller label); `nil` when none.
     public static func label(at point: PixelPoint, in labels: LabelMap, searchRadius: Int) -> Int32? {
         guard point.x.isFinite, point.y.isFinite else { return nil }
-        let px = Int(point.x.rounded(.down)), py = Int(point.y.rounded(.down))
+        let px = Int(saturating: point.x, rounding: .down), py = Int(saturating: point.y, rounding: .down)
         let direct = labels.label(x: px, y: py)
         if direct != 0 { return direct }
         let radius = max(0, searchRadius)

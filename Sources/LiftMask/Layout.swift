@@ -9,7 +9,7 @@ public enum Margin: Sendable, Hashable {
     public func pixels(forExtentWidth width: Int, height: Int) -> Int {
         switch self {
         case let .pixels(n): return max(0, n)
-        case let .percent(p): return max(0, Int((Double(max(width, height)) * p / 100).rounded()))
+        case let .percent(p): return max(0, Int(saturating: Double(max(width, height)) * p / 100))
         }
     }
 }

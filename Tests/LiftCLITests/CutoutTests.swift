@@ -156,6 +156,14 @@ struct CutoutTests {
         #expect(missing.status == 1)
         #expect(missing.standardError.contains("lift: person.png: no subject 99: the photo has \(instances.count) subject"))
         #expect(!scratch.exists("none.png"))
+        // Numbers beyond Int's range fail the image with a sentence, not a trap.
+        let far = try LiftBinary.run(["person.png", "-o", "far.png", "--at", "1e19,5"], in: scratch.url)
+        #expect(far.status == 1)
+        #expect(far.standardError.contains("lift: person.png: no subject at 1e+19,5"), "\(far.standardError)")
+        let wide = try LiftBinary.run(["person.png", "-o", "wide.png", "--crop", "--margin", "1e30%"], in: scratch.url)
+        #expect(wide.status == 1)
+        #expect(wide.standardError.contains("output canvas"), "\(wide.standardError)")
+        #expect(!scratch.exists("far.png") && !scratch.exists("wide.png"))
     }
 
     @Test func eachSubjectIsWrittenToItsOwnNumberedFiles() throws {

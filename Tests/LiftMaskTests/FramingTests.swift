@@ -14,6 +14,11 @@ import Testing
             == PixelBox(x: 6, y: 16, width: 38, height: 48))
         #expect(Margin.percent(12.5).pixels(forExtentWidth: 7, height: 3) == 1)
         #expect(Margin.pixels(-3).pixels(forExtentWidth: 7, height: 3) == 0)
+        // Absurd percentages saturate (the crop then caps the margin at 2²⁴) instead of trapping.
+        #expect(Margin.percent(1e30).pixels(forExtentWidth: 7, height: 3) == 1 << 60)
+        #expect(Framing.crop(extent: PixelBox(x: 0, y: 0, width: 2, height: 2), margin: .percent(1e300)).width == 2 + 2 << 24)
+        #expect(MinimumArea.fraction(1e300).pixels(forImagePixels: 10) == 1 << 60)
+        #expect(MinimumArea.fraction(.nan).pixels(forImagePixels: 10) == 0)
     }
 
     @Test func squareCentresOnTheFrame() {

@@ -77,6 +77,9 @@ import TestSupport
         #expect(InstanceQuery.label(at: PixelPoint(x: 15.5, y: 4.5), in: labels, searchRadius: 2) == 1)
         #expect(InstanceQuery.label(at: PixelPoint(x: -50, y: -50), in: labels, searchRadius: 3) == nil)
         #expect(InstanceQuery.label(at: PixelPoint(x: .nan, y: 1), in: labels, searchRadius: 3) == nil)
+        // Far beyond Int's range: no trap on conversion, just no subject.
+        #expect(InstanceQuery.label(at: PixelPoint(x: 1e19, y: 5), in: labels, searchRadius: 3) == nil)
+        #expect(InstanceQuery.label(at: PixelPoint(x: 6.5, y: -1e300), in: labels, searchRadius: 3) == nil)
     }
 
     @Test func ownershipGivesFringePixelsToNearestInstance() {
