@@ -64,6 +64,14 @@ private func syntheticFrame(marker: UInt8, precision: UInt8 = 8, width: Int = 8,
         let sos = try #require(markerOffset(0xDA, in: claiming))
         #expect(decodeError(claiming, limits: belowTheFrame) == .truncated(marker: "SOS", offset: sos))
     }
+    // A progressive file whose first scan is an AC band (coverable by a few end-of-band runs, so it
+    // would pass that size check) is refused before anything is allocated.
+    var acFirst = try Fixtures.bytes("jpeg/progressive_420.jpg")
+    let sos = try #require(markerOffset(0xDA, in: acFirst))
+    let headerEnd = sos + 2 + Int(acFirst[sos + 2]) << 8 + Int(acFirst[sos + 3])
+    // One component (the first of the DC scan's), spectral band 1…5, no successive approximation.
+    acFirst.replaceSubrange(sos ..< headerEnd, with: [0xFF, 0xDA, 0, 8, 1, acFirst[sos + 5], acFirst[sos + 6], 1, 5, 0])
+    #expect(decodeError(acFirst) == .malformedSegment(marker: "SOS", offset: sos, reason: "AC scan of component 1 before its DC scan"))
 }
 
 @Test func jpegTruncatedSegmentsNameMarkerAndOffset() throws {

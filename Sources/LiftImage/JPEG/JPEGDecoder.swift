@@ -60,6 +60,8 @@ struct JPEGDecodeSession {
     /// Quantisation tables latched per component at its first scan, as libjpeg does.
     var latchedQuant: [[Int32]?] = []
     var scanCount = 0
+    /// Components a progressive DC scan has covered; their AC scans may follow.
+    var dcScanned: Set<Int> = []
     var sawJFIF = false
     var adobeTransform: Int?
     var exif: [UInt8]?
@@ -130,6 +132,7 @@ struct JPEGDecodeSession {
             throw .limitExceeded(what: "scan count", value: scanCount + 1, limit: JPEGDecoder.maxScans)
         }
         let scan = try parseScan(s, frame: frame)
+        if frame.isProgressive, scan.spectralStart == 0 { dcScanned.formUnion(scan.componentIndices) }
         if storage == nil, scan.minimumBits(frame: frame) > (data.count - scan.dataOffset) * 8 {
             // Refused before allocating: a small file claiming a huge frame cannot fill its first scan.
             throw .truncated(marker: s.name, offset: s.offset)

@@ -150,6 +150,12 @@ extension JPEGDecodeSession {
             guard validDC || validAC, ah <= 13, al <= 13, ah == 0 || al == ah - 1 else {
                 throw .malformedSegment(marker: s.name, offset: s.offset, reason: "invalid progression Ss=\(ss) Se=\(se) Ah=\(ah) Al=\(al) for \(count) components")
             }
+            // The standard codes a component's DC before its AC bands; refusing the reverse also keeps
+            // the first-scan size check honest (AC scans can cover every block with a few end-of-band runs).
+            if validAC, !dcScanned.contains(indices[0]) {
+                throw .malformedSegment(marker: s.name, offset: s.offset,
+                                        reason: "AC scan of component \(frame.components[indices[0]].id) before its DC scan")
+            }
         }
         let scan = JPEGScan(offset: s.offset, componentIndices: indices, dcTables: dc, acTables: ac,
                             spectralStart: frame.isProgressive ? ss : 0, spectralEnd: frame.isProgressive ? se : 63,
