@@ -195,9 +195,9 @@ public struct OutputPlanner: Sendable {
         let labelsLayout = try options.labelsOutput.map { path throws(UsageError) in
             try layout(for: .path(path), imageCount: imageCount, anyDirectory: anyDirectory, flag: "--labels")
         }
-        try checkDistinctFiles([("-o", outputLayout), ("--mask", maskLayout), ("--labels", labelsLayout)])
         var entries: [PlanEntry] = []
-        var claimed: [String: String] = [:]  // canonical output path → input display name
+        var claimed: [String: String] = [:]  // canonical output path (under --each, numbered files' stand-in) → input display name
+        var claimedNumbered: [String: String] = [:]  // the stand-ins of numbered files alone, to check --json against
         imageLoop: for item in pending {
             let image: FoundImage
             switch item {
@@ -214,6 +214,7 @@ public struct OutputPlanner: Sendable {
                 labels: labelsLayout.map { $0.path(for: image, suffix: ".labels.png") },
                 eachSubject: options.eachSubject)
             let name = image.source.displayName
+            try checkDistinctFiles(of: job)
             for path in job.writtenPaths {
                 let canonical = fileSystem.canonicalPath(path)
                 if let input = inputCanonical.contains(canonical) ? path
@@ -226,7 +227,10 @@ public struct OutputPlanner: Sendable {
                     continue imageLoop
                 }
             }
-            for path in job.writtenPaths { claimed[fileSystem.canonicalPath(path)] = name }
+            for path in job.writtenPaths {
+                claimed[fileSystem.canonicalPath(path)] = name
+                if job.isPerSubject(path) { claimedNumbered[fileSystem.canonicalPath(path)] = name }
+            }
             let existing = job.writtenPaths.compactMap { path in
                 job.isPerSubject(path) ? firstSubjectFile(SubjectFileNaming(path: path), listings: &listings)
                                        : fileSystem.kind(of: path) != .missing ? path : nil
@@ -245,7 +249,7 @@ public struct OutputPlanner: Sendable {
         }
         switch options.jsonReport {
         case .path(let report):
-            try checkReportPath(report, inputs: inputCanonical, outputs: claimed, options: options)
+            try checkReportPath(report, inputs: inputCanonical, outputs: claimed, numberedOutputs: claimedNumbered, options: options)
         case .standardOutput:
             // Standard input's cut-out goes to standard output unless -o says otherwise.
             if entries.contains(where: { if case .process(let job) = $0 { job.output == .standardOutput } else { false } }) {
@@ -260,10 +264,12 @@ public struct OutputPlanner: Sendable {
     /// The JSON report may not replace an input or another output, nor an existing file unless
     /// `--force` (or `--skip-existing`, which resumes a batch whose report describes this run).
     private func checkReportPath(_ report: String, inputs: Set<String>, outputs: [String: String],
-                                 options: CutoutOptions) throws(UsageError) {
+                                 numberedOutputs: [String: String], options: CutoutOptions) throws(UsageError) {
         let canonical = fileSystem.canonicalPath(report)
         if inputs.contains(canonical) { throw .invalidOutput("--json \(report) is an input; Lift never overwrites an input") }
-        if let other = outputs[canonical] { throw .invalidOutput("--json \(report) is also an output for \(other)") }
+        if let other = outputs[canonical] ?? SubjectFileNaming.standIns(containing: canonical).lazy.compactMap({ numberedOutputs[$0] }).first {
+            throw .invalidOutput("--json \(report) is also an output for \(other)")
+        }
         switch fileSystem.kind(of: report) {
         case .directory: throw .invalidOutput("--json \(report) is a directory; give the report a file name")
         case .file where !options.force && !options.skipExisting:
@@ -272,12 +278,24 @@ public struct OutputPlanner: Sendable {
         }
     }
 
-    /// Two kinds of output named as one file (`-o c.png --mask c.png`) would overwrite each other.
-    private func checkDistinctFiles(_ layouts: [(flag: String, layout: Layout?)]) throws(UsageError) {
-        var seen: [String: (flag: String, path: String)] = [:]
-        for case let (flag, .file(path)?) in layouts {
-            if let first = seen.updateValue((flag, path), forKey: fileSystem.canonicalPath(path)) {
-                throw .invalidOutput("\(first.flag) \(first.path) and \(flag) \(path) name the same file; give each output its own name")
+    /// Two kinds of output of one image naming one file would overwrite each other: `-o c.png --mask
+    /// c.png`, `--mask a.cutout.png` beside the default `-o`, or under `--each` `--labels p.2.cutout.png`
+    /// among the cut-outs' numbered files.
+    private func checkDistinctFiles(of job: ImageJob) throws(UsageError) {
+        var outputs: [(flag: String, path: String)] = []
+        if case .path(let path) = job.output { outputs.append(("-o", path)) }
+        if let mask = job.mask { outputs.append(("--mask", mask)) }
+        if let labels = job.labels { outputs.append(("--labels", labels)) }
+        for (index, second) in outputs.enumerated() {
+            for first in outputs[..<index] {
+                let (a, b) = (fileSystem.canonicalPath(first.path), fileSystem.canonicalPath(second.path))
+                // A labels path equal to the numbered files' stand-in is refused too: it reads as the same output.
+                let (firstNumbered, secondNumbered) = (job.eachSubject && first.flag != "--labels", job.eachSubject && second.flag != "--labels")
+                let clash = a == b || (firstNumbered && !secondNumbered && SubjectFileNaming(path: a).contains(b))
+                    || (secondNumbered && !firstNumbered && SubjectFileNaming(path: b).contains(a))
+                guard clash else { continue }
+                let what = firstNumbered || secondNumbered ? "name the same files (--each numbers them)" : "name the same file"
+                throw .invalidOutput("\(first.flag) \(first.path) and \(second.flag) \(second.path) \(what); give each output its own name")
             }
         }
     }

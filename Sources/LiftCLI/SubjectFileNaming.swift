@@ -39,4 +39,31 @@ struct SubjectFileNaming: Sendable, Equatable {
 
     /// The directory the files go to.
     var directory: String { PathText.directory(of: prefix) }
+
+    /// Whether `path` (spelled like the path this naming was made from) is one of these files.
+    func contains(_ path: String) -> Bool {
+        PathText.directory(of: path) == directory && matches(name: PathText.name(of: path))
+    }
+
+    /// The paths whose namings hold `path`: it with one `.N` (a number without leading zero, between dots
+    /// or before the end of the name) taken out, where that naming numbers it back.
+    static func standIns(containing path: String) -> [String] {
+        let name = Array(PathText.name(of: path)), directoryPart = String(path.dropLast(name.count))
+        var result: [String] = []
+        var start = 0
+        while start < name.count {
+            guard name[start] == ".", start + 1 < name.count, name[start + 1] != "0", name[start + 1].isASCII, name[start + 1].isNumber else {
+                start += 1
+                continue
+            }
+            var end = start + 1
+            while end < name.count, name[end].isASCII, name[end].isNumber { end += 1 }
+            if end == name.count || name[end] == "." {
+                let standIn = directoryPart + String(name[..<start]) + String(name[end...])
+                if SubjectFileNaming(path: standIn).contains(path) { result.append(standIn) }
+            }
+            start = end
+        }
+        return result
+    }
 }

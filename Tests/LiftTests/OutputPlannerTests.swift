@@ -174,6 +174,42 @@ private func plan(_ arguments: [String], fileSystem: InMemoryFileSystem = tree) 
         try plan(["a.jpg", "--mask", "m.png", "--labels", "m.png"])
     }
     #expect(try plan(["a.jpg", "b.png", "-o", "d/", "--mask", "d/", "--labels", "d/"]).count == 2, "directories: names differ by suffix")
+    // Derived names count too: the default cut-out beside the input, or one in an output directory.
+    #expect(throws: UsageError.invalidOutput("-o a.cutout.png and --mask a.cutout.png name the same file; give each output its own name")) {
+        try plan(["a.jpg", "--mask", "a.cutout.png"])
+    }
+    #expect(throws: UsageError.invalidOutput("-o out/a.cutout.png and --labels out/a.cutout.png name the same file; give each output its own name")) {
+        try plan(["a.jpg", "-o", "out/", "--labels", "out/a.cutout.png"])
+    }
+    // Under --each: two numbered families alike, or a single file among the numbered ones.
+    #expect(throws: UsageError.invalidOutput("-o a.cutout.png and --mask a.cutout.png name the same files (--each numbers them); give each output its own name")) {
+        try plan(["a.jpg", "--each", "--mask", "a.cutout.png"])
+    }
+    #expect(throws: UsageError.invalidOutput("-o out.png and --labels out.2.png name the same files (--each numbers them); give each output its own name")) {
+        try plan(["a.jpg", "--each", "-o", "out.png", "--labels", "out.2.png"])
+    }
+    #expect(try plan(["a.jpg", "--each", "-o", "out.png", "--labels", "out.02.png"]).count == 1, "numbers never start with 0")
+    #expect(throws: UsageError.invalidOutput("-o a.cutout.png and --labels a.cutout.png name the same files (--each numbers them); give each output its own name")) {
+        try plan(["a.jpg", "--each", "--labels", "a.cutout.png"])  // not written under --each, but read as the same
+    }
+}
+
+@Test func theReportIsCheckedAgainstEveryNumberedFile() throws {
+    func reportClashes(_ output: String, _ report: String) throws -> Bool {
+        do {
+            _ = try plan(["a.jpg", "--each", "-o", output, "--json", report])
+            return false
+        } catch UsageError.invalidOutput(let message) {
+            return message == "--json \(report) is also an output for a.jpg"
+        }
+    }
+    #expect(try reportClashes("d/a.cutout.png", "d/a.12.cutout.png"))
+    #expect(try reportClashes("item.png", "./item.3.png"))
+    #expect(try reportClashes("item", "item.3"))
+    #expect(try reportClashes("v.3.png", "v.3.2.png"))
+    #expect(try !reportClashes("a.b.png", "a.1.b.png"), "a.b.png numbers a.b.1.png")
+    #expect(try !reportClashes("p.png", "p.07.png"), "numbers never start with 0")
+    #expect(try !reportClashes("p.png", "q.1.png"))
 }
 
 @Test func collidingOutputsFailTheSecondInput() throws {
@@ -283,6 +319,9 @@ private func plan(_ arguments: [String], fileSystem: InMemoryFileSystem = tree) 
     }
     #expect(throws: UsageError.invalidOutput("--json a.cutout.png is also an output for a.jpg")) {
         try plan(["a.jpg", "--json", "a.cutout.png"])
+    }
+    #expect(throws: UsageError.invalidOutput("--json a.1.cutout.png is also an output for a.jpg")) {
+        try plan(["a.jpg", "--each", "--json", "a.1.cutout.png"])
     }
     #expect(throws: UsageError.invalidOutput("--json shots is a directory; give the report a file name")) {
         try plan(["a.jpg", "--json", "shots"])
