@@ -13,38 +13,73 @@ public enum AtomicFile {
     }
 
     /// Writes `bytes` to `path` through a temporary file and `rename(2)`.
-    /// - Parameter overwrite: when false and `path` exists, nothing is written and an error is thrown.
+    ///
+    /// A new file gets mode 0666 less the process's umask (as `cp` or `open(2)` would give it); a file
+    /// replaced keeps its mode.
+    /// - Parameter overwrite: when false and `path` exists, nothing is written and an error is thrown;
+    ///   the check is atomic (`link(2)`), so a file created meanwhile is not replaced either.
     public static func write(_ bytes: [UInt8], to path: String, overwrite: Bool = true) throws(WriteError) {
         if !overwrite, FileManager.default.fileExists(atPath: path) {
             throw WriteError(path: path, reason: "file exists")
         }
+        let (fd, tempPath) = try createTemporary(beside: path)
+        var failure = writeAll(bytes, to: fd)
+        var existing = stat()
+        if failure == nil, overwrite, stat(path, &existing) == 0, fchmod(fd, existing.st_mode & 0o7777) != 0 { failure = systemError() }
+        if failure == nil, fsync(fd) != 0 { failure = systemError() }
+        if close(fd) != 0, failure == nil { failure = systemError() }
+        if failure == nil { failure = overwrite ? (rename(tempPath, path) == 0 ? nil : systemError()) : linkIfAbsent(tempPath, path) }
+        if let failure {
+            unlink(tempPath)
+            throw WriteError(path: path, reason: failure)
+        }
+        if !overwrite { unlink(tempPath) }
+    }
+
+    /// A new, empty file in `path`'s directory named after it (`.photo.png.tmp-1a2b3c4d`; a long name is
+    /// shortened so the temporary one stays within NAME_MAX), opened for writing with mode 0666 less the
+    /// umask; returns the descriptor and the file's path.
+    private static func createTemporary(beside path: String) throws(WriteError) -> (Int32, String) {
         let directory = (path as NSString).deletingLastPathComponent
-        let base = (path as NSString).lastPathComponent
-        let template = (directory.isEmpty ? "." : directory) + "/.\(base).tmp-XXXXXX"
-        var templateBytes = Array(template.utf8CString)
-        let fd = templateBytes.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
-        guard fd >= 0 else { throw WriteError(path: path, reason: systemError()) }
-        let tempPath = String(decoding: templateBytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        var written = 0
-        var failure: String?
+        var base = (path as NSString).lastPathComponent
+        while base.utf8.count > 200 { base.removeLast() }
+        for _ in 0 ..< 100 {
+            let suffix = String(UInt32.random(in: .min ... .max), radix: 16)
+            let tempPath = (directory.isEmpty ? "." : directory) + "/.\(base).tmp-\(suffix)"
+            let fd = open(tempPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+            if fd >= 0 { return (fd, tempPath) }
+            if errno != EEXIST { throw WriteError(path: path, reason: systemError()) }
+        }
+        throw WriteError(path: path, reason: "could not create a temporary file beside it")
+    }
+
+    /// Writes every byte to `fd`, retrying short writes and interruptions; the system's reason on failure.
+    private static func writeAll(_ bytes: [UInt8], to fd: Int32) -> String? {
         bytes.withUnsafeBytes { raw in
-            guard let start = raw.baseAddress else { return }  // nothing to write
+            guard let start = raw.baseAddress else { return nil }  // nothing to write
+            var written = 0
             while written < raw.count {
                 let n = Foundation.write(fd, start + written, raw.count - written)
                 if n < 0 {
                     if errno == EINTR { continue }
-                    failure = systemError(); return
+                    return systemError()
                 }
                 written += n
             }
+            return nil
         }
-        if failure == nil, fsync(fd) != 0 { failure = systemError() }
-        if failure == nil { fchmod(fd, 0o644) }
-        close(fd)
-        if failure == nil, rename(tempPath, path) != 0 { failure = systemError() }
-        if let failure {
-            unlink(tempPath)
-            throw WriteError(path: path, reason: failure)
+    }
+
+    /// Gives the finished temporary file the name `path` unless something has it by now: `link(2)`
+    /// fails rather than replace. On file systems without hard links, a checked `rename(2)`.
+    private static func linkIfAbsent(_ tempPath: String, _ path: String) -> String? {
+        if link(tempPath, path) == 0 { return nil }
+        switch errno {
+        case EEXIST: return "file exists"
+        case EPERM, EOPNOTSUPP, EMLINK:
+            if FileManager.default.fileExists(atPath: path) { return "file exists" }
+            return rename(tempPath, path) == 0 ? nil : systemError()
+        default: return systemError()
         }
     }
 

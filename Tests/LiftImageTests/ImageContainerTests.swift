@@ -27,4 +27,21 @@ import TestSupport
     let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path)
     #expect(leftovers == ["out.bin"])
     #expect(throws: AtomicFile.WriteError.self) { try AtomicFile.write([9], to: "/nonexistent-dir/x.png") }
+    // A new file is written without replacing; a replaced one keeps its mode; a new one follows the umask.
+    let fresh = dir.appendingPathComponent("fresh.bin").path
+    try AtomicFile.write([7], to: fresh, overwrite: false)
+    #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: fresh))) == [7])
+    #expect(chmod(path, 0o600) == 0)
+    try AtomicFile.write([6], to: path)
+    var info = stat()
+    #expect(stat(path, &info) == 0 && info.st_mode & 0o777 == 0o600)
+    // The umask as Linux reports it (reading it through umask(2) would change it for parallel tests).
+    let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+    let umaskLine = try #require(status.split(separator: "\n").first { $0.hasPrefix("Umask:") })
+    let mask = try #require(mode_t(umaskLine.dropFirst(6).trimmingCharacters(in: .whitespaces), radix: 8))
+    #expect(stat(fresh, &info) == 0 && info.st_mode & 0o777 == 0o666 & ~mask)
+    // A name near NAME_MAX still gets a temporary file that fits.
+    let long = dir.appendingPathComponent(String(repeating: "n", count: 250) + ".png").path
+    try AtomicFile.write([5], to: long)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == [(long as NSString).lastPathComponent, "fresh.bin", "out.bin"].sorted())
 }
