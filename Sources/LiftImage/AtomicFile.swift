@@ -1,4 +1,8 @@
 import Foundation
+import Synchronization
+
+/// Temporary files being written now (see `AtomicFile.removeTemporaryFiles(thenRaise:)`).
+private let temporaryFilesInFlight = Mutex<Set<String>>([])
 
 /// Writes files atomically: the bytes go to a temporary file in the destination's directory, which is
 /// then renamed over the destination, so a reader never sees a half-written file.
@@ -23,6 +27,7 @@ public enum AtomicFile {
             throw WriteError(path: path, reason: "file exists")
         }
         let (fd, tempPath) = try createTemporary(beside: path)
+        defer { _ = temporaryFilesInFlight.withLock { $0.remove(tempPath) } }
         var failure = writeAll(bytes, to: fd)
         var existing = stat()
         if failure == nil, overwrite, stat(path, &existing) == 0, fchmod(fd, existing.st_mode & 0o7777) != 0 { failure = systemError() }
@@ -46,7 +51,11 @@ public enum AtomicFile {
         for _ in 0 ..< 100 {
             let suffix = String(UInt32.random(in: .min ... .max), radix: 16)
             let tempPath = (directory.isEmpty ? "." : directory) + "/.\(base).tmp-\(suffix)"
-            let fd = open(tempPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+            let fd = temporaryFilesInFlight.withLock { inFlight in
+                let fd = open(tempPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+                if fd >= 0 { inFlight.insert(tempPath) }
+                return fd
+            }
             if fd >= 0 { return (fd, tempPath) }
             if errno != EEXIST { throw WriteError(path: path, reason: systemError()) }
         }
@@ -80,6 +89,22 @@ public enum AtomicFile {
             if FileManager.default.fileExists(atPath: path) { return "file exists" }
             return rename(tempPath, path) == 0 ? nil : systemError()
         default: return systemError()
+        }
+    }
+
+    /// Removes the temporary files being written and ends the process by `signal` with its default
+    /// action, for a handler of SIGINT or SIGTERM: an interrupted run leaves no `.NAME.tmp-…` behind.
+    /// Holds the lock to the end, so no write starts a new temporary file meanwhile.
+    public static func removeTemporaryFiles(thenRaise signal: Int32) -> Never {
+        temporaryFilesInFlight.withLock { inFlight in
+            for path in inFlight { unlink(path) }
+            Foundation.signal(signal, SIG_DFL)
+            var only = sigset_t()
+            sigemptyset(&only)
+            sigaddset(&only, signal)
+            pthread_sigmask(SIG_UNBLOCK, &only, nil)  // Dispatch's threads block signals
+            raise(signal)
+            _exit(128 + signal)  // not reached: the default action of the signals handled ends the process
         }
     }
 

@@ -4,6 +4,7 @@ import LiftCLI
 
 // A closed pipe on standard output (`lift - | head`) is an ordinary end, not a signal death.
 signal(SIGPIPE, SIG_IGN)
+SignalCleanup.install()
 HeapTuning.apply()
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {

@@ -244,4 +244,28 @@ struct CutoutTests {
         #expect(result.standardError.contains("LIFT_WEIGHTS"))
         #expect(!scratch.exists("person.cutout.png"))
     }
+
+    @Test func aSignalWhileAnOutputIsWrittenLeavesNoTemporaryFile() throws {
+        let scratch = try scratchWithPhoto()
+        defer { scratch.remove() }
+        // A ~270 MB uncompressed canvas, so the temporary file exists long enough to be seen.
+        let process = Process()
+        process.executableURL = LiftBinary.url
+        process.arguments = ["person.png", "-o", "big.png", "--model", "person", "--crop", "--margin", "4000", "--png-level", "0", "-q"]
+        process.currentDirectoryURL = scratch.url
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let isTemporary = { (name: String) in name.hasPrefix(".big.png.tmp-") }
+        var seen = false
+        while process.isRunning, !seen {
+            seen = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).contains(where: isTemporary)
+            if !seen { usleep(1000) }
+        }
+        if seen { kill(process.processIdentifier, SIGTERM) }
+        process.waitUntilExit()
+        try #require(seen, "lift ended (status \(process.terminationStatus)) before its temporary file was seen")
+        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGTERM)
+        let left = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path)
+        #expect(left == ["person.png"], "\(left)")
+    }
 }
