@@ -72,7 +72,7 @@ public enum ImageFiles {
         try write(try encodePNG(image, name: path), to: path, overwrite: overwrite)
     }
 
-    /// Writes `bytes` to `path` through a temporary file and a rename, creating missing parent directories.
+    /// Writes `bytes` to `path` through a temporary file (`AtomicFile`), creating missing parent directories.
     public static func write(_ bytes: [UInt8], to path: String, overwrite: Bool = true) throws(LiftError) {
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {

@@ -80,7 +80,7 @@ public struct ImageReport: Sendable, Equatable, Codable {
         switch status {
         case .failed: return "\(input): \(error ?? "failed")"
         case .skipped:
-            if let sameFileAs { return "\(input): skipped, " + (sameFileAs == input ? "named twice" : "the same file as \(sameFileAs)") }
+            if let sameFileAs { return "\(input): skipped, " + (sameFileAs == input ? "already in this run" : "the same file as \(sameFileAs)") }
             return "\(input): skipped, \(output ?? "output") exists"
         case .ok:
             var details: [String] = []

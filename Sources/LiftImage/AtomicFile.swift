@@ -4,8 +4,9 @@ import Synchronization
 /// Temporary files being written now (see `AtomicFile.removeTemporaryFiles(thenRaise:)`).
 private let temporaryFilesInFlight = Mutex<Set<String>>([])
 
-/// Writes files atomically: the bytes go to a temporary file in the destination's directory, which is
-/// then renamed over the destination, so a reader never sees a half-written file.
+/// Writes files atomically: the bytes go to a temporary file in the destination's directory, which then
+/// takes the destination's name (renamed over it, or linked when it may not be replaced), so a reader
+/// never sees a half-written file.
 public enum AtomicFile {
     /// An error writing a file, naming the path and the system's reason.
     public struct WriteError: Error, CustomStringConvertible, Equatable {
@@ -16,21 +17,20 @@ public enum AtomicFile {
         public var description: String { "cannot write \(path): \(reason)" }
     }
 
-    /// Writes `bytes` to `path` through a temporary file and `rename(2)`.
+    /// Writes `bytes` to `path` through a temporary file and `rename(2)` (or `link(2)`).
     ///
     /// A new file gets mode 0666 less the process's umask (as `cp` or `open(2)` would give it); a file
-    /// replaced keeps its mode.
-    /// - Parameter overwrite: when false and `path` exists, nothing is written and an error is thrown;
-    ///   the check is atomic (`link(2)`), so a file created meanwhile is not replaced either.
+    /// replaced keeps its permission bits (not set-id bits, as `cp`; where the file system refuses, the
+    /// new file keeps its own mode).
+    /// - Parameter overwrite: when false and `path` exists, it is left alone and an error is thrown;
+    ///   the final step is `link(2)`, which fails rather than replace a file created meanwhile (file
+    ///   systems without hard links get a check and a rename instead).
     public static func write(_ bytes: [UInt8], to path: String, overwrite: Bool = true) throws(WriteError) {
-        if !overwrite, FileManager.default.fileExists(atPath: path) {
-            throw WriteError(path: path, reason: "file exists")
-        }
         let (fd, tempPath) = try createTemporary(beside: path)
         defer { _ = temporaryFilesInFlight.withLock { $0.remove(tempPath) } }
         var failure = writeAll(bytes, to: fd)
         var existing = stat()
-        if failure == nil, overwrite, stat(path, &existing) == 0, fchmod(fd, existing.st_mode & 0o7777) != 0 { failure = systemError() }
+        if failure == nil, overwrite, stat(path, &existing) == 0 { _ = fchmod(fd, existing.st_mode & 0o777) }
         if failure == nil, fsync(fd) != 0 { failure = systemError() }
         if close(fd) != 0, failure == nil { failure = systemError() }
         if failure == nil { failure = overwrite ? (rename(tempPath, path) == 0 ? nil : systemError()) : linkIfAbsent(tempPath, path) }
@@ -85,7 +85,7 @@ public enum AtomicFile {
         if link(tempPath, path) == 0 { return nil }
         switch errno {
         case EEXIST: return "file exists"
-        case EPERM, EOPNOTSUPP, EMLINK:
+        case EPERM, EOPNOTSUPP, EMLINK, ENOSYS:
             if FileManager.default.fileExists(atPath: path) { return "file exists" }
             return rename(tempPath, path) == 0 ? nil : systemError()
         default: return systemError()
@@ -93,7 +93,8 @@ public enum AtomicFile {
     }
 
     /// Removes the temporary files being written and ends the process by `signal` with its default
-    /// action, for a handler of SIGINT or SIGTERM: an interrupted run leaves no `.NAME.tmp-…` behind.
+    /// action, for a handler of SIGINT, SIGTERM or SIGHUP: an interrupted run leaves no `.NAME.tmp-…`
+    /// behind (a file that already has its final name stays: it is complete).
     /// Holds the lock to the end, so no write starts a new temporary file meanwhile.
     public static func removeTemporaryFiles(thenRaise signal: Int32) -> Never {
         temporaryFilesInFlight.withLock { inFlight in

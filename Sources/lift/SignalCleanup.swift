@@ -10,8 +10,12 @@ enum SignalCleanup {
     /// Installs the handlers; call once, first thing.
     static func install() {
         for number in [SIGINT, SIGTERM, SIGHUP] {
-            let previous = signal(number, SIG_IGN)
-            if let previous, unsafeBitCast(previous, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) { continue }
+            // Looked up, not changed: until Dispatch installs its handler, the default action ends the
+            // process (no temporary file exists that early).
+            var current = sigaction()
+            guard sigaction(number, nil, &current) == 0 else { continue }
+            if let handler = current.__sigaction_handler.sa_handler,
+               unsafeBitCast(handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) { continue }
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { AtomicFile.removeTemporaryFiles(thenRaise: number) }
             source.resume()

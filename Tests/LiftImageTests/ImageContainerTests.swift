@@ -23,7 +23,10 @@ import TestSupport
     try AtomicFile.write([1, 2, 3], to: path)
     try AtomicFile.write([4, 5], to: path)
     #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) == [4, 5])
-    #expect(throws: AtomicFile.WriteError.self) { try AtomicFile.write([9], to: path, overwrite: false) }
+    // Not replacing is decided by link(2) after the bytes are written: the file stays as it was.
+    let refusal = #expect(throws: AtomicFile.WriteError.self) { try AtomicFile.write([9], to: path, overwrite: false) }
+    #expect(refusal?.reason == "file exists")
+    #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) == [4, 5])
     let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path)
     #expect(leftovers == ["out.bin"])
     #expect(throws: AtomicFile.WriteError.self) { try AtomicFile.write([9], to: "/nonexistent-dir/x.png") }

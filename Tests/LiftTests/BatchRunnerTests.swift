@@ -53,7 +53,7 @@ private func fakeProcess(_ job: ImageJob) throws -> ImageReport {
         lift: bad.jpg: not a PNG or JPEG file
         old.jpg: skipped, old.cutout.png exists
         ./a.jpg: skipped, the same file as a.jpg
-        a.jpg: skipped, named twice
+        a.jpg: skipped, already in this run
         c.png -> c.cutout.png (1 subject, 8x6)
         2 written, 2 failed, 3 skipped
 
