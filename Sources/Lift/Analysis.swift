@@ -21,7 +21,8 @@ public struct Analysis: Sendable {
         /// map pixel), 2…64 — the best of 1…8 map-pixel radii on DUTS-TE (`lift-bench mask-quality`).
         public var refineRadius: Int?
         /// Guided-filter regularisation (colour variance units, channels in 0…1): smaller follows
-        /// weaker photo edges. Default 1e-4 (better than 1e-3 and 1e-2 on DUTS-TE).
+        /// weaker photo edges. Default 1e-4 (the best of 1e-4, 1e-3 and 1e-2 on DUTS-TE with the
+        /// person-era model); `Quality.balanced` uses 1e-3, which suits the subject model.
         public var refineEpsilon: Float
         /// Components smaller than this are dropped as specks.
         public var minimumArea: MinimumArea
@@ -60,8 +61,9 @@ public struct Analysis: Sendable {
     public let photo: RGBAImage
     /// The options used.
     public let options: Options
-    /// Soft alpha of all subjects at photo size, 0…1 (specks removed, filled holes opaque; with
-    /// refinement, values within 3 % of 0 or 1 snapped to 0 or 1).
+    /// Soft alpha of all subjects at photo size, 0…1 (dropped specks and subjects removed with their
+    /// fringe, filled holes opaque; with refinement, levels stretched by `(a - 0.03) / 0.94` and
+    /// clamped, so values within 3 % of 0 or 1 become 0 or 1).
     public let alpha: FloatMap
     /// Instance labels at photo size: 0 background, `subject.label` (= index + 1) for each subject.
     public let labels: LabelMap
@@ -125,7 +127,7 @@ public struct Analysis: Sendable {
                                      fillHoles: options.fillHoles, keepLargestOnly: options.keepLargestOnly),
             threads: threads)
         let reach = max(radius, Int(factor.rounded(.up))) + 2
-        let ownership = OwnershipMap(labels: segmentation.labels, reach: reach, threads: threads)
+        let ownership = OwnershipMap(labels: segmentation.labels, hardMask: hard, reach: reach, threads: threads)
         self.photo = photo
         self.options = options
         self.labels = segmentation.labels
@@ -144,7 +146,8 @@ public struct Analysis: Sendable {
     static let refinedAlphaSnap: Float = 0.03
 
     /// The subject under `point` (photo pixels), or the nearest one within `searchRadius` pixels
-    /// (default: 1 % of the photo's longer side, at least 2); `nil` on background.
+    /// (default: 1 % of the photo's longer side, at least 2; `Int.max`: the nearest anywhere); `nil`
+    /// on background.
     public func subject(at point: PixelPoint, searchRadius: Int? = nil) -> Subject? {
         let radius = searchRadius ?? max(2, max(photo.width, photo.height) / 100)
         guard let label = InstanceQuery.label(at: point, in: labels, searchRadius: radius) else { return nil }
@@ -153,12 +156,15 @@ public struct Analysis: Sendable {
 
     /// Soft alpha (0…1, photo size) of the union of `subjects`: the analysis's alpha where the pixel
     /// belongs to one of them, else 0.
-    public func mask(for subjects: [Subject]) -> FloatMap {
-        ownership.alpha(alpha, labels: labels, keeping: Set(subjects.map(\.label)),
-                        threads: max(1, options.threads ?? Parallel.defaultThreads))
+    /// - Throws: `MaskError.unknownSubject` for a subject not from this analysis.
+    public func mask(for subjects: [Subject]) throws -> FloatMap {
+        try checkOwn(subjects)
+        return ownership.alpha(alpha, labels: labels, keeping: Set(subjects.map(\.label)),
+                               threads: max(1, options.threads ?? Parallel.defaultThreads))
     }
 
-    /// The smallest box holding the hard masks of `subjects` (`nil` when none is given).
+    /// The smallest box holding the hard masks of `subjects` (`nil` when none is given). The soft
+    /// fringe can reach a few pixels past it; `image(for:croppedToExtent:)` crops to the visible alpha.
     public func extent(of subjects: [Subject]) -> PixelBox? {
         let box = subjects.reduce(PixelBox(x: 0, y: 0, width: 0, height: 0)) { $0.union($1.boundingBox) }
         return box.isEmpty ? nil : box
@@ -167,31 +173,38 @@ public struct Analysis: Sendable {
     /// An image of `subjects` lifted from the photo.
     /// - Parameters:
     ///   - subjects: which subjects to keep (usually from `subjects` or `subject(at:)`).
-    ///   - croppedToExtent: crop to the subjects' extent plus `layout.margin`; off: the photo's frame.
+    ///   - croppedToExtent: crop to the subjects' extent (their hard masks and every pixel of soft
+    ///     fringe the 8-bit output would show) plus `layout.margin`; off: the photo's frame.
     ///   - background: transparent (straight-alpha cut-out), a colour, the blurred or the dimmed photo.
     ///   - layout: margin, square canvas and longest-side cap.
     /// - Throws: `MaskError.unknownSubject` for a subject not from this analysis,
     ///   `.emptySelection` when cropping to no subject, `.tooLarge` for an oversized canvas.
     public func image(for subjects: [Subject], croppedToExtent: Bool = false,
                       background: Background = .transparent, layout: OutputLayout = OutputLayout()) throws -> RGBAImage {
-        for subject in subjects where subject.index < 0 || subject.index >= self.subjects.count
-            || self.subjects[subject.index] != subject {
-            throw MaskError.unknownSubject(index: subject.index, subjectCount: self.subjects.count)
-        }
-        let photoBox = PixelBox(x: 0, y: 0, width: photo.width, height: photo.height)
-        var frame = photoBox
+        let alpha = try mask(for: subjects)
+        var frame = PixelBox(x: 0, y: 0, width: photo.width, height: photo.height)
         if croppedToExtent {
+            // The hard masks' box would cut through the soft fringe: crop to every visible pixel.
             guard let extent = extent(of: subjects) else { throw MaskError.emptySelection(subjectCount: subjects.count) }
-            frame = Framing.crop(extent: extent, margin: layout.margin)
+            frame = Framing.crop(extent: Framing.visibleExtent(of: alpha).map { $0.union(extent) } ?? extent,
+                                 margin: layout.margin)
         }
         if layout.square { frame = Framing.square(frame) }
         let threads = max(1, options.threads ?? Parallel.defaultThreads)
-        let composed = try Compositor.compose(photo: photo, alpha: mask(for: subjects), background: background,
+        let composed = try Compositor.compose(photo: photo, alpha: alpha, background: background,
                                               frame: frame, decontaminate: options.decontaminate, threads: threads)
         guard let cap = layout.maxLongSide else { return composed }
         guard cap >= 1 else {
             throw MaskError.invalidParameter(name: "maxLongSide", value: "\(cap)", expected: "≥ 1")
         }
         return AreaDownscale.fit(composed, maxLongSide: cap, threads: threads)
+    }
+
+    /// Throws `MaskError.unknownSubject` unless every subject is one of `self.subjects`.
+    private func checkOwn(_ subjects: [Subject]) throws {
+        for subject in subjects where subject.index < 0 || subject.index >= self.subjects.count
+            || self.subjects[subject.index] != subject {
+            throw MaskError.unknownSubject(index: subject.index, subjectCount: self.subjects.count)
+        }
     }
 }

@@ -150,7 +150,7 @@ public struct CutoutPipeline {
         let layout = OutputLayout(margin: options.crop?.margin ?? .pixels(0), square: options.crop?.square ?? false,
                                   maxLongSide: options.maxSize)
         let cutout = try analysis.image(for: subjects, croppedToExtent: options.crop != nil, background: options.background, layout: layout)
-        let maskImage = mask == nil ? nil : analysis.mask(for: subjects).grayImage()
+        let maskImage = mask == nil ? nil : try analysis.mask(for: subjects).grayImage()
         timings.composite += clock.lap()
         let threads = options.threads
         var encoded = EncodedCutout(output: output, bytes: try ImageFiles.encodePNG(cutout, name: output.name, level: options.pngLevel,

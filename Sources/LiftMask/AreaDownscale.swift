@@ -57,13 +57,15 @@ public enum AreaDownscale {
                                 sum += rows.weight[t] * src[rows.index[t] &* width &+ x]
                             }
                             let o = (y &* width &+ x) &* 4
-                            let a = sum[3]
-                            if a > 0 {
+                            let a = sum[3], alphaByte = min(max(a, 0), 255).rounded()
+                            // Colour only where the alpha byte is non-zero: a pixel written as fully
+                            // transparent keeps nothing of the photo (the cut-out's contract).
+                            if alphaByte > 0 {
                                 out[o] = UInt8(min(max(sum[0] / a, 0), 255).rounded())
                                 out[o &+ 1] = UInt8(min(max(sum[1] / a, 0), 255).rounded())
                                 out[o &+ 2] = UInt8(min(max(sum[2] / a, 0), 255).rounded())
                             }
-                            out[o &+ 3] = UInt8(min(max(a, 0), 255).rounded())
+                            out[o &+ 3] = UInt8(alphaByte)
                         }
                     }
                 }

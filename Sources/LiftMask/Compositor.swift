@@ -8,7 +8,7 @@ public enum Compositor {
     /// Per pixel, with α = alpha × photo alpha / 255 and F the (decontaminated) photo colour, the
     /// straight-alpha "over" of F on the background colour C with opacity c: alpha `α + c(1-α)`,
     /// colour `(αF + c(1-α)C) / (α + c(1-α))`. So transparent (c = 0) gives `(F, α)` (and colour 0
-    /// where α = 0, so a cut-out keeps nothing of the hidden photo); the blurred or dimmed photo (c = 1)
+    /// where the 8-bit alpha is 0, so a cut-out keeps nothing of the hidden photo); the blurred or dimmed photo (c = 1)
     /// gives `αF + (1-α)B`. Channels are rounded to the nearest 8-bit value. Frame pixels outside the photo have α = 0; for photo
     /// backgrounds they repeat the nearest edge pixel.
     /// - Parameters:
@@ -17,7 +17,8 @@ public enum Compositor {
     ///   - background: what shows where the subject is not.
     ///   - frame: output rectangle in photo coordinates (may reach past the photo).
     ///   - decontaminate: replace edge colours by their estimated foreground colour.
-    /// - Throws: `MaskError.tooLarge` when the frame has more pixels than `DecodingLimits.default.maxPixels`.
+    /// - Throws: `MaskError.tooLarge` when the frame has more pixels than `DecodingLimits.default.maxPixels`,
+    ///   `.emptyInput` for an empty frame or photo.
     public static func compose(photo: RGBAImage, alpha: FloatMap, background: Background, frame: PixelBox,
                                decontaminate: Bool, threads: Int = Parallel.defaultThreads) throws -> RGBAImage {
         precondition(photo.width == alpha.width && photo.height == alpha.height, "alpha must match the photo")
@@ -27,6 +28,9 @@ public enum Compositor {
             throw MaskError.tooLarge(what: "output canvas", width: frame.width, height: frame.height, limit: limit)
         }
         guard !frame.isEmpty else { throw MaskError.emptyInput(what: "output canvas", width: frame.width, height: frame.height) }
+        guard photo.width > 0, photo.height > 0 else {
+            throw MaskError.emptyInput(what: "photo", width: photo.width, height: photo.height)
+        }
         let source = decontaminate ? ForegroundEstimation.decontaminated(photo, alpha: alpha, threads: threads) : photo
         let backdrop = try Backdrop(background, photo: photo, alpha: alpha, threads: threads)
         let width = photo.width, height = photo.height
@@ -70,6 +74,8 @@ public enum Compositor {
                                     pixel[3] = outAlpha * 255
                                 }
                                 pixel = pixel.rounded(.toNearestOrAwayFromZero)
+                                // An alpha that rounds to 0 keeps no colour either (see the doc above).
+                                if pixel[3] == 0 { pixel = SIMD4() }
                                 let o = row + fx &* 4
                                 o[0] = UInt8(pixel[0]); o[1] = UInt8(pixel[1]); o[2] = UInt8(pixel[2]); o[3] = UInt8(pixel[3])
                             }

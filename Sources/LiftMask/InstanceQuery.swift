@@ -9,7 +9,9 @@ public enum InstanceQuery {
         let px = Int(saturating: point.x, rounding: .down), py = Int(saturating: point.y, rounding: .down)
         let direct = labels.label(x: px, y: py)
         if direct != 0 { return direct }
-        let radius = max(0, searchRadius)
+        // Clamped so the window's edges cannot overflow (points are within ±2⁶⁰): any larger radius
+        // already reaches every pixel.
+        let radius = min(max(0, searchRadius), 1 << 61)
         var best: (distance: Double, label: Int32)?
         let top = max(0, py - radius - 1), bottom = min(labels.height - 1, py + radius + 1)
         let left = max(0, px - radius - 1), right = min(labels.width - 1, px + radius + 1)

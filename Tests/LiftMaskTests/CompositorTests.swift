@@ -18,6 +18,17 @@ import Testing
         #expect(try compose(.transparent) == [200, 0, 0, 255, 0, 100, 0, 128, 0, 0, 0, 0])
     }
 
+    @Test func alphaRoundingToZeroKeepsNoColour() throws {
+        // 0.001 · 255 = 0.255 rounds to alpha 0: no colour either, on the canvas and when shrunk.
+        let alpha = FloatMap(width: 3, height: 1, values: [0.001, 0.003, 0])
+        let cut = try Compositor.compose(photo: Self.photo, alpha: alpha, background: .transparent, frame: Self.frame,
+                                         decontaminate: false)
+        #expect(cut.pixels == [0, 0, 0, 0, 0, 100, 0, 1, 0, 0, 0, 0])
+        let shrunk = AreaDownscale.fit(RGBAImage(width: 3, height: 1, pixels: [200, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0]),
+                                       maxLongSide: 1)
+        #expect(shrunk.pixels == [0, 0, 0, 0])
+    }
+
     @Test func overWhite() throws {
         // Middle: 0.5·(0,100,0) + 0.5·(255,255,255) = (127.5, 177.5, 127.5) → (128, 178, 128).
         #expect(try compose(.white) == [200, 0, 0, 255, 128, 178, 128, 255, 255, 255, 255, 255])

@@ -54,23 +54,28 @@ import Testing
         #expect(analysis.subject(at: PixelPoint(x: 120, y: 30))?.index == 1)
         #expect(analysis.subject(at: PixelPoint(x: 5, y: 110)) == nil)
         #expect(analysis.subject(at: PixelPoint(x: 133, y: 30), searchRadius: 6)?.index == 1)
+        // "The nearest anywhere": no overflow at the window's edges.
+        #expect(analysis.subject(at: PixelPoint(x: 150, y: 5), searchRadius: .max)?.index == 1)
+        #expect(analysis.subject(at: PixelPoint(x: -1e6, y: 5), searchRadius: .max)?.index == 0)
     }
 
     @Test func maskOfChosenSubjects() throws {
         let analysis = try Self.analysis()
-        let square = analysis.mask(for: [analysis.subjects[1]])
+        let square = try analysis.mask(for: [analysis.subjects[1]])
         #expect(square.width == Self.width && square.height == Self.height)
         #expect(square.values[30 * Self.width + 120] > 0.9)
         #expect(square.values[60 * Self.width + 50] == 0)
-        let both = analysis.mask(for: analysis.subjects)
+        let both = try analysis.mask(for: analysis.subjects)
         #expect(both == analysis.alpha)
         #expect(both.values[101 * Self.width + 141] == 0, "the speck is gone")
-        #expect(analysis.mask(for: []).values.allSatisfy { $0 == 0 })
+        #expect(try analysis.mask(for: []).values.allSatisfy { $0 == 0 })
     }
 
     @Test func croppedImageHasExactFrame() throws {
         let analysis = try Self.analysis()
-        let square = analysis.subjects[1], box = square.boundingBox
+        let square = analysis.subjects[1]
+        // The frame holds the hard mask and the visible soft fringe.
+        let box = try #require(Framing.visibleExtent(of: try analysis.mask(for: [square]))).union(square.boundingBox)
         let cut = try analysis.image(for: [square], croppedToExtent: true, background: .transparent,
                                      layout: OutputLayout(margin: .pixels(5)))
         #expect(cut.width == box.width + 10 && cut.height == box.height + 10)
@@ -89,6 +94,20 @@ import Testing
         #expect(capped.width == 80 && capped.height == 60)
     }
 
+    @Test func cropKeepsTheWholeSoftEdge() throws {
+        let analysis = try Self.analysis()
+        for subject in analysis.subjects {
+            let full = try analysis.image(for: [subject])
+            let crop = try analysis.image(for: [subject], croppedToExtent: true)
+            func alphaSum(_ image: RGBAImage) -> Int { stride(from: 3, to: image.pixels.count, by: 4).reduce(0) { $0 + Int(image.pixels[$1]) } }
+            #expect(alphaSum(crop) == alphaSum(full), "no visible pixel is cut off")
+            func alpha(_ x: Int, _ y: Int) -> UInt8 { crop.pixels[(y * crop.width + x) * 4 + 3] }
+            #expect((0 ..< crop.width).contains { alpha($0, 0) > 0 } && (0 ..< crop.width).contains { alpha($0, crop.height - 1) > 0 })
+            #expect((0 ..< crop.height).contains { alpha(0, $0) > 0 } && (0 ..< crop.height).contains { alpha(crop.width - 1, $0) > 0 })
+            #expect(crop.width >= subject.boundingBox.width && crop.height >= subject.boundingBox.height)
+        }
+    }
+
     @Test func fullFrameImageKeepsPhotoSize() throws {
         let analysis = try Self.analysis()
         let image = try analysis.image(for: [analysis.subjects[0]], background: .blurred(radius: nil))
@@ -103,6 +122,10 @@ import Testing
         let stranger = Subject(index: 0, area: 1, boundingBox: PixelBox(x: 0, y: 0, width: 1, height: 1),
                                centroid: PixelPoint(x: 0.5, y: 0.5), score: 1)
         #expect(throws: MaskError.unknownSubject(index: 0, subjectCount: 2)) { try analysis.image(for: [stranger]) }
+        #expect(throws: MaskError.unknownSubject(index: 0, subjectCount: 2)) { try analysis.mask(for: [stranger]) }
+        let far = Subject(index: .max, area: 1, boundingBox: PixelBox(x: 0, y: 0, width: 1, height: 1),
+                          centroid: PixelPoint(x: 0.5, y: 0.5), score: 1)
+        #expect(throws: MaskError.unknownSubject(index: .max, subjectCount: 2)) { try analysis.mask(for: [far]) }
         #expect(throws: MaskError.emptySelection(subjectCount: 0)) { try analysis.image(for: [], croppedToExtent: true) }
         #expect(throws: MaskError.self) {
             try Analysis(photo: RGBAImage(width: 0, height: 0), probability: Self.scene.1)

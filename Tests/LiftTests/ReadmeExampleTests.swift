@@ -19,7 +19,7 @@ private func readmeExample(photoPath: String, outputDirectory: String) throws ->
     // The subject under a point, as a transparent cut-out, and its soft mask (0…1, photo size).
     if let subject = analysis.subject(at: PixelPoint(x: 128, y: 100)) {
         try ImageFiles.savePNG(try analysis.image(for: [subject]), to: outputDirectory + "/picked.png")
-        try ImageFiles.savePNG(analysis.mask(for: [subject]).grayImage(), to: outputDirectory + "/picked.mask.png")
+        try ImageFiles.savePNG(try analysis.mask(for: [subject]).grayImage(), to: outputDirectory + "/picked.mask.png")
     }
     return analysis.subjects.count
 }
