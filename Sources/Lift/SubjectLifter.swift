@@ -64,7 +64,8 @@ public struct SubjectLifter: Sendable {
     }
 
     /// Analyses `image`: subjects, soft mask, and everything `Analysis` makes from them.
-    /// - Throws: `LiftError.inferenceFailed` or `.analysisFailed`.
+    /// - Throws: `LiftError.inferenceFailed`, `.analysisFailed`, or `.unsupportedInputSpec` when the
+    ///   model's output is not a one-channel map.
     public func analyze(_ image: RGBAImage) throws(LiftError) -> Analysis {
         var timings = StageTimings()
         return try analyze(image, timings: &timings)

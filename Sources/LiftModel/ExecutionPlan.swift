@@ -58,6 +58,16 @@ struct ExecutionPlan {
             }
         }
 
+        // Every slot lives for the whole run: their sum, not the largest tensor, is the memory taken.
+        var total = 0
+        for capacity in capacities {
+            let (sum, overflow) = total.addingReportingOverflow(capacity)
+            guard !overflow, sum <= limits.maxPlannedElements else {
+                throw GraphError.activationsTooLarge(input: inputShape.description, elements: overflow ? .max : sum,
+                                                     limit: limits.maxPlannedElements)
+            }
+            total = sum
+        }
         var pool = previous
         var allocated = 0
         let slots = capacities.map { capacity -> Tensor in

@@ -15,6 +15,7 @@ extension Graph {
             guard let object = value.objectValue else { throw GraphError.invalidDocument(key: Self.metadataKey, reason: "not a JSON object") }
             document = object
         }
+        try Self.expectOnly(["format", "inputs", "outputs", "nodes"], in: document, of: "the graph")
         let format = document["format"]?.stringValue ?? "(absent)"
         guard format == "lift.graph/1" else { throw GraphError.unsupportedFormat(format) }
         guard let inputs = document["inputs"]?.arrayValue, inputs.count == 1 else {
@@ -29,6 +30,7 @@ extension Graph {
               outputNames.count == document["outputs"]?.arrayValue?.count
         else { throw GraphError.invalidDocument(key: Self.metadataKey, reason: "\"outputs\" must be a non-empty array of value names") }
 
+        let tensors = WeightTensors(weights)
         var ids: [String: Int] = [input.name: 0]
         valueNames = [input.name]
         nodes = []
@@ -36,6 +38,7 @@ extension Graph {
         for (index, entry) in nodeList.enumerated() {
             guard let fields = entry.objectValue else { throw GraphError.invalidNode(node: "#\(index)", reason: "not a JSON object") }
             let name = fields["name"]?.stringValue ?? "#\(index)"
+            try Self.expectOnly(["name", "op", "inputs", "outputs", "weights", "attrs"], in: fields, of: "node \"\(name)\"")
             guard let op = fields["op"]?.stringValue else { throw GraphError.invalidNode(node: name, reason: "\"op\" is missing or not a string") }
             let inputNames = try Self.stringList(fields["inputs"], node: name, field: "inputs")
             let outputs = try Self.stringList(fields["outputs"], node: name, field: "outputs")
@@ -51,7 +54,7 @@ extension Graph {
                 throw GraphError.invalidNode(node: name, reason: "\"attrs\" is not an object")
             }
             var decoder = NodeDecoder(node: name, op: op, inputCount: inputIds.count, roles: weightRoles,
-                                      attributes: Attributes(node: name, values: attrValues), weights: weights)
+                                      attributes: Attributes(node: name, values: attrValues), weights: tensors)
             let operation = try decoder.decode()
             ids[outputs[0]] = valueNames.count
             nodes.append(GraphNode(name: name, operation: operation, inputs: inputIds, output: valueNames.count))
@@ -63,10 +66,19 @@ extension Graph {
         }
     }
 
+    /// Throws for a key outside `known`: a misspelt field (`"attr"` for `"attrs"`) would otherwise be
+    /// ignored and the graph run without it.
+    private static func expectOnly(_ known: Set<String>, in object: [String: JSONValue], of owner: String) throws {
+        guard let unknown = object.keys.sorted().first(where: { !known.contains($0) }) else { return }
+        let shown = unknown.count <= 40 ? unknown : unknown.prefix(40) + "…"
+        throw GraphError.invalidDocument(key: metadataKey, reason: "\(owner) has the unknown key \"\(shown)\" (known: \(known.sorted().joined(separator: ", ")))")
+    }
+
     private static func decodeInput(_ value: JSONValue) throws -> GraphInput {
         guard let fields = value.objectValue, let name = fields["name"]?.stringValue else {
             throw GraphError.invalidDocument(key: metadataKey, reason: "the input needs a \"name\"")
         }
+        try expectOnly(["name", "shape"], in: fields, of: "the input \"\(name)\"")
         guard let shape = fields["shape"]?.intArray, shape.count == 4 else {
             throw GraphError.invalidInput(name: name, reason: "\"shape\" must be four integers [N, H, W, C]")
         }

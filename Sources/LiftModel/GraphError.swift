@@ -36,6 +36,12 @@ public enum GraphError: Error, Equatable, CustomStringConvertible {
     case shapeMismatch(node: String, reason: String)
     /// An intermediate tensor would exceed `WeightLimits.maxActivationElements`.
     case activationTooLarge(node: String, shape: String, limit: Int)
+    /// The buffers of one run at `input` would exceed `WeightLimits.maxPlannedElements` together.
+    case activationsTooLarge(input: String, elements: Int, limit: Int)
+    /// Packing the convolutions up to `node` would exceed `WeightLimits.maxPackedWeightElements`.
+    case weightsTooLarge(node: String, elements: Int, limit: Int)
+    /// A weight tensor holds NaN or an infinity (its first at element `index`, in stored order).
+    case nonFiniteWeight(tensor: String, index: Int)
 
     public var description: String {
         switch self {
@@ -74,6 +80,12 @@ public enum GraphError: Error, Equatable, CustomStringConvertible {
             return "Node \"\(node)\" cannot run on these shapes: \(reason)."
         case .activationTooLarge(let node, let shape, let limit):
             return "Node \"\(node)\" would produce a tensor of shape \(shape), more than \(limit) elements."
+        case .activationsTooLarge(let input, let elements, let limit):
+            return "Running the model on an input of shape \(input) needs \(elements) elements of buffers, more than the limit of \(limit)."
+        case .weightsTooLarge(let node, let elements, let limit):
+            return "The packed weights up to node \"\(node)\" take \(elements) elements, more than the limit of \(limit)."
+        case .nonFiniteWeight(let tensor, let index):
+            return "Weight tensor \"\(tensor)\" holds NaN or infinity (element \(index)); a model's weights must be finite numbers."
         }
     }
 }

@@ -227,7 +227,10 @@
         }
         let text = String(decoding: bytes[start ..< index], as: UTF8.self)
         if integral, let value = Int(text) { return .int(value) }
-        guard let value = Double(text), value.isFinite else { throw failure("number \(text) is out of range", at: start) }
+        guard let value = Double(text), value.isFinite else {
+            let shown = text.count <= 40 ? text : text.prefix(20) + "…(\(text.count) characters)"
+            throw failure("number \(shown) is out of range", at: start)
+        }
         return .double(value)
     }
 

@@ -49,7 +49,8 @@ public final class Model: @unchecked Sendable {
     private var allocated = 0
 
     /// Reads, validates and prepares the model file at `url`.
-    /// - Throws: `SafeTensorsError` for a malformed file, `GraphError` for a malformed graph.
+    /// - Throws: `SafeTensorsError` for a malformed file, `GraphError` for a malformed graph, weights
+    ///   that are not finite, or sizes past `limits`.
     public convenience init(contentsOf url: URL, limits: WeightLimits = .default) throws {
         try self.init(weights: try SafeTensors(contentsOf: url, limits: limits), limits: limits)
     }
@@ -62,7 +63,7 @@ public final class Model: @unchecked Sendable {
     /// Prepares a model from an already validated weight file.
     public init(weights: SafeTensors, limits: WeightLimits = .default) throws {
         let graph = try Graph(weights: weights, limits: limits)
-        program = Program(graph: graph)
+        program = try Program(graph: graph, limits: limits)
         metadata = weights.metadata
         inputShape = InputShape(name: graph.input.name, height: graph.input.height, width: graph.input.width,
                                 channels: graph.input.channels)

@@ -7,7 +7,7 @@ struct NodeDecoder {
     let inputCount: Int
     let roles: [String: String]
     var attributes: Attributes
-    let weights: SafeTensors
+    let weights: WeightTensors
 
     /// The typed operation; throws for unknown ops, attributes, weight roles and wrong shapes.
     mutating func decode() throws -> Operation {
@@ -113,8 +113,8 @@ struct NodeDecoder {
     }
 
     private func tensor(role: String, name: String) throws -> ([Float], [Int]) {
-        guard let info = weights.tensors[name] else { throw GraphError.missingWeight(node: node, role: role, tensor: name) }
-        return (try weights.floats(name), info.shape)
+        guard let shape = weights.shape(name) else { throw GraphError.missingWeight(node: node, role: role, tensor: name) }
+        return (try weights.floats(name), shape)
     }
 
     private mutating func resize(bilinear: Bool) throws -> ResizeSpec {

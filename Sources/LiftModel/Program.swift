@@ -40,16 +40,38 @@ struct Program {
 
     /// Fuses standalone activations into their producers, packs every convolution's weights, then
     /// fuses concats and residual adds into the Winograd convolutions next to them.
-    init(graph: Graph) {
+    /// - Throws: `GraphError.weightsTooLarge` before packing a convolution that would take the packed
+    ///   weights past `limits.maxPackedWeightElements`.
+    init(graph: Graph, limits: WeightLimits) throws {
         var graph = graph
         graph.fuseActivations()
         input = graph.input
         valueNames = graph.valueNames
         outputs = graph.outputs
-        let unfused = graph.nodes.map { node in
-            Step(name: node.name, kernel: Self.kernel(for: node.operation), inputs: node.inputs, output: node.output)
+        var packed = 0
+        let unfused = try graph.nodes.map { node in
+            packed += Self.packedElementCount(of: node.operation)
+            guard packed <= limits.maxPackedWeightElements else {
+                throw GraphError.weightsTooLarge(node: node.name, elements: packed, limit: limits.maxPackedWeightElements)
+            }
+            return Step(name: node.name, kernel: Self.kernel(for: node.operation), inputs: node.inputs, output: node.output)
         }
         steps = Self.fusingConvInputs(unfused, outputs: graph.outputs, valueCount: graph.valueNames.count)
+    }
+
+    /// Floats `kernel(for:)` packs for `operation` (0 for ops without weights). Cannot overflow: the
+    /// weights are a tensor of the file (≤ 2³¹ elements), padded at most 16 × 4-fold.
+    private static func packedElementCount(of operation: Operation) -> Int {
+        switch operation {
+        case .conv(let spec):
+            return Conv2D.packedElementCount(inputChannels: spec.inputChannels, outputChannels: spec.outputChannels,
+                                             parameters: spec.parameters)
+        case .convTranspose(let spec):
+            return ConvTranspose2D.packedElementCount(inputChannels: spec.inputChannels, outputChannels: spec.outputChannels,
+                                                      kernelHeight: spec.kernel.h, kernelWidth: spec.kernel.w)
+        default:
+            return 0
+        }
     }
 
     private static func kernel(for operation: Operation) -> Kernel {

@@ -87,6 +87,31 @@ public final class Conv2D: @unchecked Sendable {
         self.inputChannels = inputChannels
         self.outputChannels = outputChannels
         self.parameters = parameters
+        let (layout, tile) = Self.packing(inputChannels: inputChannels, outputChannels: outputChannels,
+                                          parameters: parameters, algorithm: algorithm)
+        packed = PackedConvWeights(weights: weights, bias: bias, outputChannels: outputChannels,
+                                   inputChannelsPerGroup: inputChannels / groups, groups: groups,
+                                   kernelHeight: parameters.kernelHeight, kernelWidth: parameters.kernelWidth,
+                                   layout: layout, winogradTile: tile)
+    }
+
+    /// Floats the packed weights of such a convolution take (weights, bias, padding lanes; Winograd
+    /// layouts hold (m+2)²/9 times the weights), known before packing so a loader can bound them.
+    public static func packedElementCount(inputChannels: Int, outputChannels: Int, parameters: Conv2DParameters,
+                                          algorithm: ConvAlgorithm = .automatic) -> Int {
+        let (layout, tile) = packing(inputChannels: inputChannels, outputChannels: outputChannels,
+                                     parameters: parameters, algorithm: algorithm)
+        return PackedConvWeights.elementCount(outputChannels: outputChannels, inputChannelsPerGroup: inputChannels / parameters.groups,
+                                              groups: parameters.groups, taps: parameters.kernelHeight * parameters.kernelWidth,
+                                              layout: layout, winogradTile: tile)
+    }
+
+    /// Floats this convolution's packed weights take.
+    public var packedElementCount: Int { packed.elementCount }
+
+    /// The weight layout and Winograd tile (0: none) `algorithm` picks for these sizes.
+    private static func packing(inputChannels: Int, outputChannels: Int, parameters: Conv2DParameters,
+                                algorithm: ConvAlgorithm) -> (PackedConvWeights.Layout, Int) {
         var tile = 0
         switch algorithm {
         case .automatic: tile = ConvAlgorithm.winogradTile(for: parameters, inputChannels: inputChannels, outputChannels: outputChannels) ?? 0
@@ -97,11 +122,8 @@ public final class Conv2D: @unchecked Sendable {
             tile = forced
         }
         let layout: PackedConvWeights.Layout = tile > 0 ? .winograd
-            : .choose(inputChannels: inputChannels, outputChannels: outputChannels, groups: groups, channelTail: true)
-        packed = PackedConvWeights(weights: weights, bias: bias, outputChannels: outputChannels,
-                                   inputChannelsPerGroup: inputChannels / groups, groups: groups,
-                                   kernelHeight: parameters.kernelHeight, kernelWidth: parameters.kernelWidth,
-                                   layout: layout, winogradTile: tile)
+            : .choose(inputChannels: inputChannels, outputChannels: outputChannels, groups: parameters.groups, channelTail: true)
+        return (layout, tile)
     }
 
     /// The padding this convolution applies to an input of `shape`.

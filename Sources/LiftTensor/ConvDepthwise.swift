@@ -8,13 +8,18 @@
 
 import LiftParallel
 
+/// Widest output row the row-window kernels take: their ring of packed rows costs about
+/// (Kh + 2) · width · 64 bytes per parallel part whatever the channel count (3.7 MB at 8192 for
+/// 5×5), so wider rows, which no photo model has, take the gather path (same sums, same order).
+let maxWindowRowWidth = 8192
+
 /// Runs a depthwise convolution; `geometry` fixes every size.
 func runDepthwise(_ g: ConvGeometry, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, threads: Int) {
     let rows = g.batch * g.outputHeight
     // Memory-bound: a row reads about strideY input rows and writes one output row.
     let bytesPerRow = 4 * g.outputChannels * (g.outputWidth + g.strideY * g.inputWidth)
     let minimumItems = WorkGate.minimumItems(bytesPerItem: bytesPerRow)
-    let window = g.dilationX == 1 && g.dilationY == 1 && g.outputWidth >= windowTile
+    let window = g.dilationX == 1 && g.dilationY == 1 && (windowTile ... maxWindowRowWidth).contains(g.outputWidth)
         ? (g.kernelHeight, g.kernelWidth, g.strideX, hasCompiledChannelCount(g.inputChannels)) : (0, 0, 0, false)
     Parallel.forEach(count: rows, threads: threads, minimumPerPart: minimumItems) { range in
         switch window {

@@ -57,6 +57,17 @@ public final class ConvTranspose2D: @unchecked Sendable {
                                                    channelTail: false))
     }
 
+    /// Floats the packed weights of such a transposed convolution take, known before packing.
+    public static func packedElementCount(inputChannels: Int, outputChannels: Int, kernelHeight: Int, kernelWidth: Int) -> Int {
+        PackedConvWeights.elementCount(outputChannels: outputChannels, inputChannelsPerGroup: inputChannels, groups: 1,
+                                       taps: kernelHeight * kernelWidth,
+                                       layout: .choose(inputChannels: inputChannels, outputChannels: outputChannels, groups: 1,
+                                                       channelTail: false))
+    }
+
+    /// Floats this transposed convolution's packed weights take.
+    public var packedElementCount: Int { packed.elementCount }
+
     /// Rows/columns cropped `(top, left, bottom, right)`; bottom/right are negative when SAME asks for
     /// more than the full output (k < stride), the extra pixels holding only bias.
     func crop() -> (top: Int, left: Int, bottom: Int, right: Int) {

@@ -45,6 +45,27 @@ struct PackedConvWeights: @unchecked Sendable {
     /// Floats between the same tap and input channel of two consecutive blocks.
     var blockStride: Int { taps * inputChannelsPerGroup * vectorWidth }
 
+    /// Floats the packed buffers hold (weights, bias and zero row), as `init` would allocate them for
+    /// these sizes: lets a loader check a budget before packing anything.
+    static func elementCount(outputChannels: Int, inputChannelsPerGroup cinG: Int, groups: Int, taps: Int,
+                             layout: Layout, winogradTile: Int = 0) -> Int {
+        switch layout {
+        case .winograd:
+            let blocks = (outputChannels + vectorWidth - 1) / vectorWidth
+            return (winogradTile + 2) * (winogradTile + 2) * blocks * cinG * vectorWidth + blocks * vectorWidth + roundUpToVector(cinG)
+        case .dot:
+            return outputChannels * taps * roundUpToVector(cinG) + outputChannels + roundUpToVector(cinG)
+        case .depthwise:
+            return (taps + 2) * roundUpToVector(outputChannels)
+        case .blocked:
+            let blocks = (outputChannels / groups + vectorWidth - 1) / vectorWidth
+            return groups * blocks * (taps * cinG + 1) * vectorWidth + roundUpToVector(cinG)
+        }
+    }
+
+    /// Floats this packing holds (`elementCount`'s value for it).
+    var elementCount: Int { weights.count + bias.count + zeroRow.count }
+
     /// Raw pointers and sizes for the kernels (no reference counting in hot loops); valid while
     /// `self` is alive.
     var view: PackedView {

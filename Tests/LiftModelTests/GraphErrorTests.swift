@@ -1,5 +1,6 @@
 import Foundation
 import LiftModel
+import LiftTensor
 import Testing
 import TestSupport
 
@@ -37,6 +38,11 @@ struct BrokenGraph: CustomTestStringConvertible, Sendable {
 // Node 0 is conv1 (3→5, 3×3), node 1 its ReLU, node 17 the concat "cat".
 let brokenGraphs: [BrokenGraph] = [
     BrokenGraph(name: "unknown op", graph: editNode(1) { $0["op"] = "gelu" }, expected: .unknownOp(node: "relu", op: "gelu")),
+    // A misspelt field would otherwise be skipped: here the conv would lose its padding and activation.
+    BrokenGraph(name: "misspelt node field", graph: editNode(0) { $0["attr"] = $0["attrs"]; $0["attrs"] = nil },
+                expected: .invalidDocument(key: "lift.graph", reason: "node \"conv1\" has the unknown key \"attr\" (known: attrs, inputs, name, op, outputs, weights)")),
+    BrokenGraph(name: "unknown graph key", graph: { $0["node"] = [Any]() },
+                expected: .invalidDocument(key: "lift.graph", reason: "the graph has the unknown key \"node\" (known: format, inputs, nodes, outputs)")),
     BrokenGraph(name: "weight tensor not in the file", graph: editNode(0) { $0["weights"] = ["weight": "nope"] },
                 expected: .missingWeight(node: "conv1", role: "weight", tensor: "nope")),
     BrokenGraph(name: "no weight role", graph: editNode(0) { $0["weights"] = [String: String]() },
@@ -87,6 +93,34 @@ func brokenGraphsThrowTheirTypedError(_ broken: BrokenGraph) throws {
         header["conv1.weight"] = entry
     })
     #expect(throws: SafeTensorsError.unsupportedDType(tensor: "conv1.weight", dtype: "I32")) { try Model(bytes: bytes) }
+}
+
+@Test func nonFiniteWeightsAreRefused() throws {
+    for (bits, index) in [(UInt32(0x7FC0_0000), 0), (0x7F80_0000, 7)] {  // NaN at element 0, +∞ at element 7
+        var (header, data) = try SafeTensorsBuilder.parts(ofFixture: "graphs/tiny.safetensors")
+        let start = try #require((header["conv1.weight"] as? [String: Any])?["data_offsets"] as? [Int])[0] + 4 * index
+        withUnsafeBytes(of: bits.littleEndian) { data.replaceSubrange(start ..< start + 4, with: $0) }
+        #expect(throws: GraphError.nonFiniteWeight(tensor: "conv1.weight", index: index)) {
+            try Model(bytes: try SafeTensorsBuilder.file(header: header, data: data))
+        }
+    }
+}
+
+@Test func packedWeightsAndPlannedBuffersHaveBudgets() throws {
+    let bytes = try Fixtures.bytes("graphs/tiny.safetensors")
+    // conv1 (3→5, 3×3) packs for the few-output kernel: 5·9·16 weights, 5 biases, a 16-float zero row.
+    #expect(throws: GraphError.weightsTooLarge(node: "conv1", elements: 741, limit: 100)) {
+        try Model(bytes: bytes, limits: WeightLimits(maxPackedWeightElements: 100))
+    }
+    let model = try Model(bytes: bytes, limits: WeightLimits(maxPlannedElements: 1000))
+    let input = Tensor(shape: TensorShape(n: 1, h: 9, w: 11, c: 3))
+    do {
+        _ = try model.run(input)
+        Issue.record("a run past the planned-buffer budget did not throw")
+    } catch let GraphError.activationsTooLarge(shape, elements, limit) {
+        #expect(shape == "[1, 9, 11, 3]" && elements > 1000 && limit == 1000)
+    }
+    _ = try Model(bytes: bytes).run(input)
 }
 
 @Test func theGraphNodeLimitIsChecked() throws {

@@ -109,6 +109,9 @@ let convCases: [ConvCase] = [
              parameters: .init(kernelHeight: 3, kernelWidth: 3, padding: .explicit(.init(top: 2, left: 2, bottom: 2, right: 2)), groups: 72)),
     ConvCase(name: "depthwise 5x5 96 stride 2 same on 9×20", h: 9, w: 20, cin: 96, cout: 96,
              parameters: .init(kernelHeight: 5, kernelWidth: 5, strideY: 2, strideX: 2, padding: .same, groups: 96, activation: .hardswish)),
+    // Rows wider than `maxWindowRowWidth` take the gather path, whose scratch does not grow with the width.
+    ConvCase(name: "depthwise 3x3 20 same on 2×8200", h: 2, w: 8200, cin: 20, cout: 20,
+             parameters: .init(kernelHeight: 3, kernelWidth: 3, padding: .same, groups: 20)),
     ConvCase(name: "depthwise 5x5 128 same on 6×10", h: 6, w: 10, cin: 128, cout: 128,
              parameters: .init(kernelHeight: 5, kernelWidth: 5, padding: .same, groups: 128, activation: .hardswish)),
     ConvCase(name: "depthwise 5x5 112 same on 6×10", h: 6, w: 10, cin: 112, cout: 112,
@@ -154,6 +157,13 @@ func conv2DIsBitIdenticalAcrossThreadCounts(_ c: ConvCase, algorithm: ConvAlgori
     let (conv, input, _, _) = makeConv(c, seed: 11, algorithm: algorithm)
     let shape = try #require(conv.outputShape(for: input.shape))
     #expect(sameBitsAtAnyThreadCount(shape: shape) { conv.run(input: input, output: $0, threads: $1) })
+}
+
+@Test(arguments: convCases, [ConvAlgorithm.automatic, .direct])
+func packedSizeIsKnownBeforePacking(_ c: ConvCase, algorithm: ConvAlgorithm) {
+    let (conv, _, _, _) = makeConv(c, seed: 3, algorithm: algorithm)
+    #expect(Conv2D.packedElementCount(inputChannels: c.cin, outputChannels: c.cout, parameters: c.parameters, algorithm: algorithm)
+            == conv.packedElementCount)
 }
 
 @Test func conv2DRejectsWrongChannelsAndTooSmallInputs() {

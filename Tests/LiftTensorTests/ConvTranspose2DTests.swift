@@ -57,6 +57,8 @@ func convTranspose2DMatchesReference(_ c: TransposedConvCase) throws {
     // Sums of ≤ 9·32 products of values in ±1 and ±0.5 (typical magnitude ~5, Float32 rounding ~1e-6).
     #expect(maxAbsDifference(one, expected) <= 1e-5)
     #expect(bitIdentical(one, many))
+    #expect(ConvTranspose2D.packedElementCount(inputChannels: c.cin, outputChannels: c.cout, kernelHeight: c.kernel.0,
+                                               kernelWidth: c.kernel.1) == conv.packedElementCount)
 }
 
 @Test func convTranspose2DSameDoublesTheSize() throws {
