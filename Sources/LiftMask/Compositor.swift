@@ -8,8 +8,8 @@ public enum Compositor {
     /// Per pixel, with α = alpha × photo alpha / 255 and F the (decontaminated) photo colour, the
     /// straight-alpha "over" of F on the background colour C with opacity c: alpha `α + c(1-α)`,
     /// colour `(αF + c(1-α)C) / (α + c(1-α))`. So transparent (c = 0) gives `(F, α)` (and colour 0
-    /// where the 8-bit alpha is 0, so a cut-out keeps nothing of the hidden photo); the blurred or dimmed photo (c = 1)
-    /// gives `αF + (1-α)B`. Channels are rounded to the nearest 8-bit value. Frame pixels outside the photo have α = 0; for photo
+    /// where the 8-bit alpha is 0, so a cut-out keeps nothing of the hidden photo); the blurred or dimmed photo
+    /// (c = 1 for an opaque photo, else its own alpha, blurred with it) gives `αF + (1-α)B`. Channels are rounded to the nearest 8-bit value. Frame pixels outside the photo have α = 0; for photo
     /// backgrounds they repeat the nearest edge pixel.
     /// - Parameters:
     ///   - photo: the photo, straight alpha.
@@ -94,8 +94,10 @@ private struct Backdrop: @unchecked Sendable {
     // @unchecked: read-only after init; the arrays inside are immutable values.
     private enum Kind {
         case color(SIMD4<Float>)
-        case dimmed(RGBAImage, brightness: Float)
-        case blurred([Float], WorkingResolution)
+        /// The photo dimmed; its own alpha is the backdrop's opacity unless it is `opaque`.
+        case dimmed(RGBAImage, brightness: Float, opaque: Bool)
+        /// R, G, B and opacity planes on the grid (`BackgroundBlur`).
+        case blurred([Float], WorkingResolution, opaque: Bool)
     }
     private let kind: Kind
 
@@ -106,7 +108,7 @@ private struct Backdrop: @unchecked Sendable {
     var opacity: Opacity {
         switch kind {
         case let .color(color): return color[3] == 0 ? .transparent : color[3] == 1 ? .opaque : .mixed
-        case .dimmed, .blurred: return .opaque
+        case let .dimmed(_, _, opaque), let .blurred(_, _, opaque): return opaque ? .opaque : .mixed
         }
     }
 
@@ -120,12 +122,12 @@ private struct Backdrop: @unchecked Sendable {
             guard brightness >= 0, brightness <= 1 else {
                 throw MaskError.invalidParameter(name: "dim brightness", value: "\(brightness)", expected: "0…1")
             }
-            kind = .dimmed(photo, brightness: brightness)
+            kind = .dimmed(photo, brightness: brightness, opaque: photo.isOpaque)
         case let .blurred(radius):
             let r = radius ?? max(2, max(photo.width, photo.height) / 50)
             guard r >= 1 else { throw MaskError.invalidParameter(name: "blur radius", value: "\(r)", expected: "≥ 1") }
             let (planes, grid) = BackgroundBlur.blurred(photo, excluding: alpha, radius: r, threads: threads)
-            kind = .blurred(planes, grid)
+            kind = .blurred(planes, grid, opaque: photo.isOpaque)
         }
     }
 
@@ -134,19 +136,18 @@ private struct Backdrop: @unchecked Sendable {
         switch kind {
         case let .color(color):
             row.initialize(repeating: color, count: count)
-        case let .dimmed(photo, brightness):
+        case let .dimmed(photo, brightness, _):
             photo.pixels.withUnsafeBufferPointer { p in
                 for i in 0 ..< count {
                     let o = (y &* photoWidth &+ min(max(x &+ i, 0), photoWidth - 1)) &* 4
-                    row[i] = SIMD4(Float(p[o]) * brightness, Float(p[o &+ 1]) * brightness, Float(p[o &+ 2]) * brightness, 1)
+                    row[i] = SIMD4(Float(p[o]) * brightness, Float(p[o &+ 1]) * brightness, Float(p[o &+ 2]) * brightness,
+                                   Float(p[o &+ 3]) * (1 / 255))
                 }
             }
-        case let .blurred(planes, grid):
+        case let .blurred(planes, grid, _):
             planes.withUnsafeBufferPointer { planes in
                 for i in 0 ..< count {
-                    var color = grid.sample3(planes.nonEmptyBase, x: min(max(x &+ i, 0), photoWidth - 1), y: y)
-                    color[3] = 1
-                    row[i] = color
+                    row[i] = grid.sample4(planes.nonEmptyBase, x: min(max(x &+ i, 0), photoWidth - 1), y: y)
                 }
             }
         }

@@ -47,6 +47,23 @@ import Testing
         #expect(try compose(.dimmed(brightness: 0.5)) == [200, 0, 0, 255, 0, 75, 0, 255, 0, 0, 25, 255])
     }
 
+    @Test func photoBackgroundsKeepThePhotosTransparency() throws {
+        // A blue subject pixel, then eleven pixels of alpha 0 hiding red: the dimmed or blurred photo
+        // must not bring the hidden red back.
+        let photo = RGBAImage(width: 12, height: 1, pixels: [0, 0, 200, 255] + [UInt8](repeating: 0, count: 44).enumerated().map { $0.offset % 4 == 0 ? 255 : 0 })
+        let alpha = FloatMap(width: 12, height: 1, values: [1] + [Float](repeating: 0, count: 11))
+        for background in [Background.dimmed(brightness: 0.5), .blurred(radius: 3)] {
+            let out = try Compositor.compose(photo: photo, alpha: alpha, background: background,
+                                             frame: PixelBox(x: 0, y: 0, width: 12, height: 1), decontaminate: false).pixels
+            #expect(out == [0, 0, 200, 255] + [UInt8](repeating: 0, count: 44), "\(background)")
+        }
+        // A half-transparent photo pixel dims to half-transparent.
+        let half = RGBAImage(width: 1, height: 1, pixels: [100, 50, 20, 128])
+        let dimmed = try Compositor.compose(photo: half, alpha: FloatMap(width: 1, height: 1, value: 0), background: .dimmed(brightness: 0.5),
+                                            frame: PixelBox(x: 0, y: 0, width: 1, height: 1), decontaminate: false)
+        #expect(dimmed.pixels == [50, 25, 10, 128])
+    }
+
     @Test func blurredPhotoOfUniformBackgroundIsThatColour() throws {
         let photo = RGBAImage(width: 20, height: 10, fill: (10, 20, 30, 255))
         let alpha = FloatMap(width: 20, height: 10, values: (0 ..< 200).map { $0 % 20 < 5 ? 1 : 0 })
