@@ -14,7 +14,8 @@ public enum HelpText {
             "",
             "  INPUT is a file, a directory (its PNG/JPEG files; -r descends) or '-' for standard input.",
             "  Each cut-out is written as <name>.cutout.png next to its input unless -o says otherwise;",
-            "  inputs are never overwritten, existing outputs only with --force.",
+            "  inputs are never overwritten; existing outputs only with --force, or with --skip-existing when",
+            "  an input is run again because some of its outputs are missing (and the --json report).",
             "",
         ]
         for (title, names) in optionGroups {
