@@ -61,9 +61,11 @@ public struct Analysis: Sendable {
     public let photo: RGBAImage
     /// The options used.
     public let options: Options
-    /// Soft alpha of all subjects at photo size, 0…1 (dropped specks and subjects removed with their
-    /// fringe, filled holes opaque; with refinement, levels stretched by `(a - 0.03) / 0.94` and
-    /// clamped, so values within 3 % of 0 or 1 become 0 or 1).
+    /// Soft alpha of all subjects at photo size, 0…1: specks under the minimum area are removed unless
+    /// within the refinement reach of a subject (then they belong to it, as hair strands cut off by the
+    /// threshold should), subjects `keepLargestOnly` leaves out are removed with their soft fringe,
+    /// filled holes are opaque; with refinement, levels are stretched by `(a - 0.03) / 0.94` and
+    /// clamped, so values within 3 % of 0 or 1 become 0 or 1.
     public let alpha: FloatMap
     /// Instance labels at photo size: 0 background, `subject.label` (= index + 1) for each subject.
     public let labels: LabelMap
@@ -72,6 +74,8 @@ public struct Analysis: Sendable {
     /// Which subject each pixel's soft alpha belongs to: its label, or for the soft fringe outside the
     /// hard mask the nearest subject within the refinement reach (0: none).
     let ownership: OwnershipMap
+    /// The labels `ownership` was made from: `labels`, plus the subjects `keepLargestOnly` left out.
+    let ownerLabels: LabelMap
 
     /// Analyses a photo given the model's probability map for it.
     /// - Parameters:
@@ -121,22 +125,34 @@ public struct Analysis: Sendable {
             soft = upsampled
         }
         let hard = Threshold.mask(soft, threshold: options.threshold, threads: threads)
+        // Every instance is labelled, also those `keepLargestOnly` leaves out: they own their soft
+        // fringe, so it goes with them instead of to a kept neighbour.
         let segmentation = InstanceSegmentation(
             mask: hard, score: upsampled,
             options: InstanceOptions(connectivity: options.connectivity, minimumArea: options.minimumArea,
-                                     fillHoles: options.fillHoles, keepLargestOnly: options.keepLargestOnly),
+                                     fillHoles: options.fillHoles),
             threads: threads)
         let reach = max(radius, Int(factor.rounded(.up))) + 2
-        let ownership = OwnershipMap(labels: segmentation.labels, hardMask: hard, reach: reach, threads: threads)
+        let ownership = OwnershipMap(labels: segmentation.labels, reach: reach, threads: threads)
         self.photo = photo
         self.options = options
-        self.labels = segmentation.labels
         self.ownership = ownership
+        ownerLabels = segmentation.labels
         // The feathered alpha falls a few percent short of 0 and 1 where a window held a pixel of
         // misplaced mask edge; snapping the outer 3 % keeps interiors opaque and backgrounds clear.
-        self.alpha = ownership.ownedAlpha(soft, labels: segmentation.labels, threshold: options.threshold,
-                                          snap: options.refine ? Self.refinedAlphaSnap : 0, threads: threads)
-        self.subjects = segmentation.instances.enumerated().map { index, instance in
+        let owned = ownership.ownedAlpha(soft, labels: segmentation.labels, threshold: options.threshold,
+                                         snap: options.refine ? Self.refinedAlphaSnap : 0, threads: threads)
+        var instances = segmentation.instances
+        if options.keepLargestOnly && instances.count > 1 {
+            instances = [instances[0]]
+            alpha = ownership.alpha(owned, labels: segmentation.labels, keeping: [1], threads: threads)
+            labels = LabelMap(width: photo.width, height: photo.height,
+                              labels: segmentation.labels.labels.map { $0 == 1 ? 1 : 0 }, count: 1)
+        } else {
+            alpha = owned
+            labels = segmentation.labels
+        }
+        self.subjects = instances.enumerated().map { index, instance in
             Subject(index: index, area: instance.area, boundingBox: instance.boundingBox,
                     centroid: instance.centroid, score: instance.score)
         }
@@ -159,7 +175,7 @@ public struct Analysis: Sendable {
     /// - Throws: `MaskError.unknownSubject` for a subject not from this analysis.
     public func mask(for subjects: [Subject]) throws -> FloatMap {
         try checkOwn(subjects)
-        return ownership.alpha(alpha, labels: labels, keeping: Set(subjects.map(\.label)),
+        return ownership.alpha(alpha, labels: ownerLabels, keeping: Set(subjects.map(\.label)),
                                threads: max(1, options.threads ?? Parallel.defaultThreads))
     }
 

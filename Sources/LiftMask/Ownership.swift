@@ -8,10 +8,9 @@ import LiftTensor
 /// Pixels with a label own themselves; for the others the nearest instance is found on a grid of
 /// s×s blocks (s as the guided filter's, so the grid's longer side is at most 1024): each block takes
 /// the largest label inside it, then two chamfer passes (edge step 3, diagonal step 4) carry labels to
-/// blocks within `reach / s` blocks. Foreground the labelling dropped (specks, the subjects
-/// `keepLargestOnly` left out) owns its fringe as well, for no one: blocks holding such pixels and
-/// no label seed the passes with -1, so a dropped speck's halo is not handed to a kept neighbour.
-/// Cost: one read of the label map (and the hard mask) plus O(pixels / s²).
+/// blocks within `reach / s` blocks. Unlabelled foreground (a speck under the minimum area) within
+/// reach of an instance belongs to it too, as hair strands the threshold cut off should.
+/// Cost: one read of the label map plus O(pixels / s²).
 public struct OwnershipMap: Sendable {
     /// Photo width and height.
     public let width: Int, height: Int
@@ -19,16 +18,11 @@ public struct OwnershipMap: Sendable {
     public let block: Int
     /// Grid size, ⌈width/s⌉ × ⌈height/s⌉.
     let gridWidth: Int, gridHeight: Int
-    /// Nearest label within reach for each block (0: none, -1: dropped foreground), row-major.
+    /// Nearest label within reach for each block (0: none), row-major.
     let grid: [Int32]
 
-    /// Finds the owners for `labels` within `reach` photo pixels.
-    /// - Parameters:
-    ///   - hardMask: the mask `labels` were made from (non-zero: foreground), or nil; its unlabelled
-    ///     foreground is dropped foreground, whose fringe no subject owns.
-    ///   - reach: photo pixels, clamped to the photo's width + height.
-    public init(labels: LabelMap, hardMask: GrayImage? = nil, reach: Int, threads: Int = Parallel.defaultThreads) {
-        precondition(hardMask.map { $0.width == labels.width && $0.height == labels.height } ?? true, "sizes must match")
+    /// Finds the owners for `labels` within `reach` photo pixels (clamped to the photo's width + height).
+    public init(labels: LabelMap, reach: Int, threads: Int = Parallel.defaultThreads) {
         width = labels.width
         height = labels.height
         let s = GuidedFilter.defaultSubsampling(width: width, height: height)
@@ -43,29 +37,22 @@ public struct OwnershipMap: Sendable {
         }
         let width = width, height = height
         let reach = min(max(reach, 0), width + height)
-        let hard = hardMask?.pixels ?? [], hasHardMask = hardMask != nil
         labels.labels.withUnsafeBufferPointer { source in
-            hard.withUnsafeBufferPointer { hard in
-                grid.withUnsafeMutableBufferPointer { grid in
-                    nonisolated(unsafe) let grid = grid
-                    Parallel.forEach(count: gh, threads: threads, minimumPerPart: 8) { rows in
-                        for gy in rows {
-                            for y in gy * s ..< min(gy * s + s, height) {
-                                let row = source.nonEmptyBase + y &* width
-                                for gx in 0 ..< gw {
-                                    var best = grid[gy &* gw &+ gx]
-                                    for x in gx &* s ..< min(gx &* s &+ s, width) { best = max(best, row[x]) }
-                                    if best == 0, hasHardMask {
-                                        let hardRow = hard.nonEmptyBase + y &* width
-                                        for x in gx &* s ..< min(gx &* s &+ s, width) where hardRow[x] != 0 { best = -1 }
-                                    }
-                                    grid[gy &* gw &+ gx] = best
-                                }
+            grid.withUnsafeMutableBufferPointer { grid in
+                nonisolated(unsafe) let grid = grid
+                Parallel.forEach(count: gh, threads: threads, minimumPerPart: 8) { rows in
+                    for gy in rows {
+                        for y in gy * s ..< min(gy * s + s, height) {
+                            let row = source.nonEmptyBase + y &* width
+                            for gx in 0 ..< gw {
+                                var best = grid[gy &* gw &+ gx]
+                                for x in gx &* s ..< min(gx &* s &+ s, width) { best = max(best, row[x]) }
+                                grid[gy &* gw &+ gx] = best
                             }
                         }
                     }
-                    Self.chamfer(grid.nonEmptyBase, width: gw, height: gh, limit: Int32(3 * max(1, (reach + s - 1) / s)))
                 }
+                Self.chamfer(grid.nonEmptyBase, width: gw, height: gh, limit: Int32(3 * max(1, (reach + s - 1) / s)))
             }
         }
         self.grid = grid
@@ -111,9 +98,8 @@ public struct OwnershipMap: Sendable {
         for i in 0 ..< count where distance[i] > limit { owner[i] = 0 }
     }
 
-    /// The soft alpha kept for the instances: 0 where no instance owns the pixel and on dropped
-    /// foreground (unlabelled, `soft` at or above `threshold`), 1 inside the hard mask where `soft`
-    /// fell below `threshold` (a filled hole), else `soft` with its levels
+    /// The soft alpha kept for the instances: 0 where no instance owns the pixel, 1 inside the hard
+    /// mask where `soft` fell below `threshold` (a filled hole), else `soft` with its levels
     /// stretched so values within `snap` of 0 or 1 become exactly 0 or 1:
     /// `clamp((soft - snap) / (1 - 2 snap), 0, 1)`.
     public func ownedAlpha(_ soft: consuming FloatMap, labels: LabelMap, threshold: Float, snap: Float = 0,
@@ -128,7 +114,7 @@ public struct OwnershipMap: Sendable {
             for x in 0 ..< width {
                 let s = out[x], label = labels[x]
                 let stretched = (s - snap) * gain  // NaN (a broken map) compares false and becomes 0
-                out[x] = label == 0 && (owners[x / block] <= 0 || s >= threshold) ? 0
+                out[x] = owners[x / block] == 0 && label == 0 ? 0
                     : (label != 0 && s < threshold ? 1 : (stretched > 0 ? min(stretched, 1) : 0))
             }
         }
@@ -147,7 +133,7 @@ public struct OwnershipMap: Sendable {
                     let alpha = alpha.nonEmptyBase + row
                     for x in 0 ..< width {
                         let label = labels[x]
-                        out[x] = table[Int(max(label != 0 ? label : owners[x / block], 0))] ? alpha[x] : 0
+                        out[x] = table[Int(label != 0 ? label : owners[x / block])] ? alpha[x] : 0
                     }
                 }
             }

@@ -144,6 +144,36 @@ import Testing
         #expect(four.subjects.count == 2)
     }
 
+    @Test func keepLargestOnlyDropsTheOthersWithTheirFringeWhileNearSpecksStay() throws {
+        // 64×16, map at photo size (reach 4 px): subject A at x 2…21 and B at x 24…31 (rows 4…11,
+        // 2 px apart), and a 2×2 speck 2 px below A (x 4…5, rows 14…15), under the minimum area.
+        let width = 64, height = 16
+        func inside(_ x: Int, _ y: Int) -> Bool {
+            ((2 ... 21).contains(x) || (24 ... 31).contains(x)) && (4 ... 11).contains(y) || ((4 ... 5).contains(x) && (14 ... 15).contains(y))
+        }
+        var pixels = [UInt8](repeating: 255, count: width * height * 4)
+        var map = [Float](repeating: 0, count: width * height)
+        for y in 0 ..< height {
+            for x in 0 ..< width {
+                let value: UInt8 = inside(x, y) ? 200 : 60
+                pixels[(y * width + x) * 4 ..< (y * width + x) * 4 + 3] = [value, value, value]
+                map[y * width + x] = inside(x, y) ? 1 : 0
+            }
+        }
+        let photo = RGBAImage(width: width, height: height, pixels: pixels)
+        let probability = FloatMap(width: width, height: height, values: map)
+        let all = try Analysis(photo: photo, probability: probability, options: Analysis.Options(refine: false, minimumArea: .pixels(10)))
+        #expect(all.subjects.map(\.area) == [160, 64])
+        let largest = try Analysis(photo: photo, probability: probability,
+                                   options: Analysis.Options(refine: false, minimumArea: .pixels(10), keepLargestOnly: true))
+        #expect(largest.subjects.map(\.area) == [160] && largest.labels.count == 1)
+        #expect(largest.labels.label(x: 26, y: 6) == 0 && largest.subject(at: PixelPoint(x: 26, y: 6)) == nil)
+        // B is gone whole (before, its pixels within reach of A were kept); the speck belongs to A.
+        #expect((4 ... 11).allSatisfy { y in (22 ..< width).allSatisfy { largest.alpha.values[y * width + $0] == 0 } })
+        #expect(largest.alpha.values[14 * width + 4] == 1 && all.alpha.values[14 * width + 4] == 1)
+        #expect(try largest.mask(for: largest.subjects) == largest.alpha)
+    }
+
     @Test func resultDoesNotDependOnThreads() throws {
         let one = try Self.analysis(Analysis.Options(minimumArea: .pixels(50), threads: 1))
         let two = try Self.analysis(Analysis.Options(minimumArea: .pixels(50), threads: 2))
