@@ -73,7 +73,9 @@ public enum Compositor {
                                     pixel = outAlpha > 0 ? (coverage * foreground + weight * color) / outAlpha : SIMD4()
                                     pixel[3] = outAlpha * 255
                                 }
-                                pixel = pixel.rounded(.toNearestOrAwayFromZero)
+                                // Clamped (NaN to 0) so no blend can trap the byte conversions below.
+                                pixel = pixel.replacing(with: 0, where: .!(pixel .> 0))
+                                pixel = pointwiseMin(pixel, SIMD4(repeating: 255)).rounded(.toNearestOrAwayFromZero)
                                 // An alpha that rounds to 0 keeps no colour either (see the doc above).
                                 if pixel[3] == 0 { pixel = SIMD4() }
                                 let o = row + fx &* 4
@@ -144,10 +146,11 @@ private struct Backdrop: @unchecked Sendable {
                                    Float(p[o &+ 3]) * (1 / 255))
                 }
             }
-        case let .blurred(planes, grid, _):
+        case let .blurred(planes, grid, opaque):
             planes.withUnsafeBufferPointer { planes in
                 for i in 0 ..< count {
-                    row[i] = grid.sample4(planes.nonEmptyBase, x: min(max(x &+ i, 0), photoWidth - 1), y: y)
+                    let sample = grid.sample4(planes.nonEmptyBase, x: min(max(x &+ i, 0), photoWidth - 1), y: y)
+                    row[i] = opaque ? sample : BackgroundBlur.straightened(sample)
                 }
             }
         }

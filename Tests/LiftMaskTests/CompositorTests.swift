@@ -64,6 +64,30 @@ import Testing
         #expect(dimmed.pixels == [50, 25, 10, 128])
     }
 
+    @Test func blurOfATexturedTransparencyEdgeOnTheReducedGrid() throws {
+        // 2100 px wide (grid blocks of 3): noise, opaque on the left, under alpha 0 on the right. The
+        // box filter's residues in the transparent part once made colours far outside 0…255 (a trap).
+        var state: UInt64 = 42
+        let width = 2100, height = 24
+        let pixels = (0 ..< width * height).flatMap { i -> [UInt8] in
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            let bits = UInt32(truncatingIfNeeded: state >> 33)
+            return [UInt8(truncatingIfNeeded: bits), UInt8(truncatingIfNeeded: bits >> 8), UInt8(truncatingIfNeeded: bits >> 16),
+                    i % width < 1000 ? 255 : 0]
+        }
+        let photo = RGBAImage(width: width, height: height, pixels: pixels)
+        let alpha = FloatMap(width: width, height: height, value: 0)
+        for radius in [3, 5, 9, 20] {
+            let out = try Compositor.compose(photo: photo, alpha: alpha, background: .blurred(radius: radius),
+                                             frame: PixelBox(x: 0, y: 0, width: width, height: height), decontaminate: false).pixels
+            for y in [0, height / 2, height - 1] {
+                #expect(out[(y * width + 900) * 4 + 3] == 255 && out[(y * width + 1200) * 4 + 3] == 0, "radius \(radius)")
+            }
+            let hiddenColour = stride(from: 0, to: out.count, by: 4).contains { out[$0 + 3] == 0 && out[$0 ..< $0 + 3] != [0, 0, 0] }
+            #expect(!hiddenColour, "radius \(radius)")
+        }
+    }
+
     @Test func blurredPhotoOfUniformBackgroundIsThatColour() throws {
         let photo = RGBAImage(width: 20, height: 10, fill: (10, 20, 30, 255))
         let alpha = FloatMap(width: 20, height: 10, values: (0 ..< 200).map { $0 % 20 < 5 ? 1 : 0 })
