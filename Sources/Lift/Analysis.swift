@@ -162,7 +162,7 @@ public struct Analysis: Sendable {
     static let refinedAlphaSnap: Float = 0.03
 
     /// The subject under `point` (photo pixels), or the nearest one within `searchRadius` pixels
-    /// (default: 1 % of the photo's longer side, at least 2; `Int.max`: the nearest anywhere); `nil`
+    /// (default: 1 % of the photo's longer side, at least 2; `Int.max`: the nearest in the photo); `nil`
     /// on background.
     public func subject(at point: PixelPoint, searchRadius: Int? = nil) -> Subject? {
         let radius = searchRadius ?? max(2, max(photo.width, photo.height) / 100)

@@ -51,7 +51,7 @@ public enum ImageFiles {
 
     /// Encodes a grey image (a mask or a label map) as a PNG with the fast settings made for masks
     /// (large flat areas), on `threads` threads (`nil`: every core). The layout is the smallest that
-    /// keeps every value (1-bit grey for a hard mask, a palette for few levels, else 8-bit grey);
+    /// keeps every value (1-bit or 8-bit grey, or a palette);
     /// any decoder reads back the same 8-bit values.
     public static func encodePNG(_ image: GrayImage, name: String = "image", threads: Int? = nil) throws(LiftError) -> [UInt8] {
         var options = PNGEncoder.Options.fast
