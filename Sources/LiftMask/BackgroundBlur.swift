@@ -11,11 +11,12 @@ enum BackgroundBlur {
     /// transparency is blurred premultiplied, its alpha joining the weight so hidden colours under
     /// alpha 0 lend nothing: the planes are then the premultiplied colour and the blurred opacity
     /// (0…1), to be interpolated as they are and divided after sampling (`straightened`).
-    static func blurred(_ photo: RGBAImage, excluding alpha: FloatMap, radius: Int, threads: Int) -> ([Float], WorkingResolution) {
+    /// `opaque` says whether every photo alpha is 255 (`photo.isOpaque`, which the caller has at hand).
+    static func blurred(_ photo: RGBAImage, excluding alpha: FloatMap, radius: Int, opaque: Bool,
+                        threads: Int) -> ([Float], WorkingResolution) {
         let grid = WorkingResolution(width: photo.width, height: photo.height,
                                      block: GuidedFilter.defaultSubsampling(width: photo.width, height: photo.height))
         let n = grid.lowCount
-        let opaque = photo.isOpaque
         // Planes: R, G, B, subject alpha → weight; with transparency the colour is premultiplied and a
         // fifth plane holds the photo's alpha → the weight's sum.
         var planes = [Float](repeating: 0, count: (opaque ? 4 : 5) * n)

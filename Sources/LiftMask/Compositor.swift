@@ -128,8 +128,9 @@ private struct Backdrop: @unchecked Sendable {
         case let .blurred(radius):
             let r = radius ?? max(2, max(photo.width, photo.height) / 50)
             guard r >= 1 else { throw MaskError.invalidParameter(name: "blur radius", value: "\(r)", expected: "≥ 1") }
-            let (planes, grid) = BackgroundBlur.blurred(photo, excluding: alpha, radius: r, threads: threads)
-            kind = .blurred(planes, grid, opaque: photo.isOpaque)
+            let opaque = photo.isOpaque
+            let (planes, grid) = BackgroundBlur.blurred(photo, excluding: alpha, radius: r, opaque: opaque, threads: threads)
+            kind = .blurred(planes, grid, opaque: opaque)
         }
     }
 
