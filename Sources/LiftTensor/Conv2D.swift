@@ -101,9 +101,9 @@ public final class Conv2D: @unchecked Sendable {
                                           algorithm: ConvAlgorithm = .automatic) -> Int {
         let (layout, tile) = packing(inputChannels: inputChannels, outputChannels: outputChannels,
                                      parameters: parameters, algorithm: algorithm)
-        return PackedConvWeights.elementCount(outputChannels: outputChannels, inputChannelsPerGroup: inputChannels / parameters.groups,
-                                              groups: parameters.groups, taps: parameters.kernelHeight * parameters.kernelWidth,
-                                              layout: layout, winogradTile: tile)
+        return PackedConvWeights.bufferSizes(outputChannels: outputChannels, inputChannelsPerGroup: inputChannels / parameters.groups,
+                                             groups: parameters.groups, taps: parameters.kernelHeight * parameters.kernelWidth,
+                                             layout: layout, winogradTile: tile).total
     }
 
     /// Floats this convolution's packed weights take.

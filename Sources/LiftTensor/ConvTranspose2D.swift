@@ -59,10 +59,10 @@ public final class ConvTranspose2D: @unchecked Sendable {
 
     /// Floats the packed weights of such a transposed convolution take, known before packing.
     public static func packedElementCount(inputChannels: Int, outputChannels: Int, kernelHeight: Int, kernelWidth: Int) -> Int {
-        PackedConvWeights.elementCount(outputChannels: outputChannels, inputChannelsPerGroup: inputChannels, groups: 1,
-                                       taps: kernelHeight * kernelWidth,
-                                       layout: .choose(inputChannels: inputChannels, outputChannels: outputChannels, groups: 1,
-                                                       channelTail: false))
+        PackedConvWeights.bufferSizes(outputChannels: outputChannels, inputChannelsPerGroup: inputChannels, groups: 1,
+                                      taps: kernelHeight * kernelWidth,
+                                      layout: .choose(inputChannels: inputChannels, outputChannels: outputChannels, groups: 1,
+                                                      channelTail: false)).total
     }
 
     /// Floats this transposed convolution's packed weights take.

@@ -45,25 +45,38 @@ struct PackedConvWeights: @unchecked Sendable {
     /// Floats between the same tap and input channel of two consecutive blocks.
     var blockStride: Int { taps * inputChannelsPerGroup * vectorWidth }
 
-    /// Floats the packed buffers hold (weights, bias and zero row), as `init` would allocate them for
-    /// these sizes: lets a loader check a budget before packing anything.
-    static func elementCount(outputChannels: Int, inputChannelsPerGroup cinG: Int, groups: Int, taps: Int,
-                             layout: Layout, winogradTile: Int = 0) -> Int {
+    /// Floats in each of the three packed buffers.
+    struct BufferSizes: Equatable {
+        var weights: Int
+        var bias: Int
+        var zeroRow: Int
+        /// Floats in all three.
+        var total: Int { weights + bias + zeroRow }
+    }
+
+    /// The buffer sizes of a packing of these sizes: `init` allocates exactly these, and a loader
+    /// can check a budget with them before packing anything.
+    static func bufferSizes(outputChannels: Int, inputChannelsPerGroup cinG: Int, groups: Int, taps: Int,
+                            layout: Layout, winogradTile: Int = 0) -> BufferSizes {
         switch layout {
         case .winograd:
             let blocks = (outputChannels + vectorWidth - 1) / vectorWidth
-            return (winogradTile + 2) * (winogradTile + 2) * blocks * cinG * vectorWidth + blocks * vectorWidth + roundUpToVector(cinG)
+            return BufferSizes(weights: (winogradTile + 2) * (winogradTile + 2) * blocks * cinG * vectorWidth,
+                               bias: blocks * vectorWidth, zeroRow: roundUpToVector(cinG))
         case .dot:
-            return outputChannels * taps * roundUpToVector(cinG) + outputChannels + roundUpToVector(cinG)
+            let cinPad = roundUpToVector(cinG)
+            return BufferSizes(weights: outputChannels * taps * cinPad, bias: outputChannels, zeroRow: cinPad)
         case .depthwise:
-            return (taps + 2) * roundUpToVector(outputChannels)
+            let padded = roundUpToVector(outputChannels)
+            return BufferSizes(weights: taps * padded, bias: padded, zeroRow: padded)
         case .blocked:
             let blocks = (outputChannels / groups + vectorWidth - 1) / vectorWidth
-            return groups * blocks * (taps * cinG + 1) * vectorWidth + roundUpToVector(cinG)
+            return BufferSizes(weights: groups * blocks * taps * cinG * vectorWidth, bias: groups * blocks * vectorWidth,
+                               zeroRow: roundUpToVector(cinG))
         }
     }
 
-    /// Floats this packing holds (`elementCount`'s value for it).
+    /// Floats this packing holds (`bufferSizes(…).total` for it).
     var elementCount: Int { weights.count + bias.count + zeroRow.count }
 
     /// Raw pointers and sizes for the kernels (no reference counting in hot loops); valid while
@@ -84,17 +97,18 @@ struct PackedConvWeights: @unchecked Sendable {
         self.taps = taps
         self.layout = layout
         self.winogradTile = layout == .winograd ? winogradTile : 0
+        let sizes = Self.bufferSizes(outputChannels: outputChannels, inputChannelsPerGroup: cinG, groups: groups, taps: taps,
+                                     layout: layout, winogradTile: winogradTile)
+        self.weights = AlignedBuffer(count: sizes.weights)
+        self.bias = AlignedBuffer(count: sizes.bias)
+        zeroRow = AlignedBuffer(count: sizes.zeroRow)
         switch layout {
         case .blocked: break
         case .winograd:
             precondition(groups == 1 && kernelHeight == 3 && kernelWidth == 3 && (winogradTile == 2 || winogradTile == 4),
                          "Winograd weights need a dense 3×3 kernel and an output tile of 2 or 4")
             let blocks = (outputChannels + vectorWidth - 1) / vectorWidth
-            let components = (winogradTile + 2) * (winogradTile + 2)
             blocksPerGroup = blocks
-            self.weights = AlignedBuffer(count: components * blocks * cinG * vectorWidth)
-            self.bias = AlignedBuffer(count: blocks * vectorWidth)
-            zeroRow = AlignedBuffer(count: roundUpToVector(cinG))
             if let bias { self.bias.pointer.update(from: bias, count: outputChannels) }
             let packed = self.weights.pointer
             source.withUnsafeBufferPointer { source in
@@ -124,20 +138,14 @@ struct PackedConvWeights: @unchecked Sendable {
         case .dot:
             let cinPad = roundUpToVector(cinG)
             blocksPerGroup = 0
-            self.weights = AlignedBuffer(count: outputChannels * taps * cinPad)
             for row in 0 ..< outputChannels * taps {
                 for ci in 0 ..< cinG { self.weights.pointer[row * cinPad + ci] = source[row * cinG + ci] }
             }
-            self.bias = AlignedBuffer(count: outputChannels)
             if let bias { self.bias.pointer.update(from: bias, count: outputChannels) }
-            zeroRow = AlignedBuffer(count: cinPad)
             return
         case .depthwise:
             let padded = roundUpToVector(outputChannels)
             blocksPerGroup = 1
-            self.weights = AlignedBuffer(count: taps * padded)
-            self.bias = AlignedBuffer(count: padded)
-            zeroRow = AlignedBuffer(count: padded)
             for channel in 0 ..< outputChannels {
                 for tap in 0 ..< taps { self.weights.pointer[tap * padded + channel] = source[channel * taps + tap] }
                 self.bias.pointer[channel] = bias?[channel] ?? 0
@@ -146,9 +154,6 @@ struct PackedConvWeights: @unchecked Sendable {
         }
         let blocks = (cpg + vectorWidth - 1) / vectorWidth
         blocksPerGroup = blocks
-        self.weights = AlignedBuffer(count: groups * blocks * taps * cinG * vectorWidth)
-        self.bias = AlignedBuffer(count: groups * blocks * vectorWidth)
-        zeroRow = AlignedBuffer(count: roundUpToVector(cinG))
         let packed = self.weights.pointer, rowLength = taps * cinG
         source.withUnsafeBufferPointer { source in
             guard let source = source.baseAddress else { return }
