@@ -155,7 +155,9 @@ def main():
     ap.add_argument("--val-size", type=int, default=256)
     ap.add_argument("--val-every", type=int, default=0, help="also validate every N steps")
     ap.add_argument("--max-hours", type=float, default=1e9, help="stop (with a checkpoint) after this")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=None,
+                    help="data order and augmentation (default: a new one per run, recorded in its checkpoints; "
+                         "a fixed default made every run replay the same first batches, which the model had memorised)")
     a = ap.parse_args()
     if a.out is None:
         a.out = str(Path(a.resume).parent if a.resume else REPO / "Tools/checkpoints/subject")
@@ -198,6 +200,8 @@ def main():
         a.total_epochs = total_steps / steps_per_epoch  # so that logs and checkpoints show the schedule in use
     else:
         total_steps = int(a.total_epochs * steps_per_epoch)
+        if a.seed is None:
+            a.seed = int.from_bytes(os.urandom(4), "little")
         model = SubjectNet(a.variant)
         if a.grow_from:
             grown = torch.load(a.grow_from, map_location="cpu", weights_only=False)
