@@ -95,10 +95,15 @@ def load_split(name: str, use_cache: bool = True) -> Split:
 
 
 def stretch(photo: np.ndarray, size: int) -> np.ndarray:
-    """The runtime's preprocessing: the whole frame stretched to size x size, bilinear
-    (half-pixel centres, no antialiasing), as float32 in [0, 1], HWC."""
-    out = cv2.resize(photo, (size, size), interpolation=cv2.INTER_LINEAR)
-    return out.astype(np.float32) / 255.0
+    """The runtime's preprocessing (Lift's `"area"` resize, AreaResize.swift): the whole frame
+    stretched to size x size with half-pixel centres, one axis at a time in float, each axis the mean
+    of the area a pixel covers when it shrinks (OpenCV's INTER_AREA) and bilinear when it grows;
+    rounded to 8 bits, as float32 in [0, 1], HWC."""
+    x = photo.astype(np.float32)
+    h, w = x.shape[:2]
+    x = cv2.resize(x, (size, h), interpolation=cv2.INTER_AREA if w > size else cv2.INTER_LINEAR)
+    x = cv2.resize(x, (size, size), interpolation=cv2.INTER_AREA if h > size else cv2.INTER_LINEAR)
+    return np.floor(np.clip(x + 0.5, 0, 255)) / 255.0
 
 
 class Augmenter:

@@ -53,7 +53,7 @@ class Probability(nn.Module):
 
 def input_spec(size):
     return {"name": "image", "height": size, "width": size, "layout": "NHWC", "color": "rgb",
-            "range": [0, 1], "mean": [0, 0, 0], "std": [1, 1, 1], "resize": "stretch",
+            "range": [0, 1], "mean": [0, 0, 0], "std": [1, 1, 1], "resize": "area",
             "output": "mask", "output_activation": "sigmoid"}
 
 

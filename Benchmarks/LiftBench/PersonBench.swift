@@ -3,8 +3,8 @@ import Lift
 import LiftTensor
 
 /// `lift-bench person [--runs N] [--warmup N] [--profile]`: latency of the person models (general 256×256 and
-/// landscape 144×256) on the committed astronaut inputs, 1 and 2 threads, plus MediaPipe-style
-/// preprocessing of a 12-megapixel photo. The peer is `Benchmarks/person_peer.py` (TFLite/XNNPACK on
+/// landscape 144×256) on the committed astronaut inputs, 1 and 2 threads, plus the preprocessing of
+/// a 12-megapixel photo (MediaPipe's warp and the subject model's area resize). The peer is `Benchmarks/person_peer.py` (TFLite/XNNPACK on
 /// the same inputs); run both in one go, as `Benchmarks/RESULTS.md` says. `--profile` adds the ten
 /// slowest operations and totals per kind of operation (best of 20 profiled runs each, 1 thread).
 func runPersonBench(_ arguments: [String]) throws {
@@ -26,15 +26,18 @@ func runPersonBench(_ arguments: [String]) throws {
         }
         if arguments.contains("--profile") { try printSlowestOperations(model, input) }
     }
-    // Preprocessing a 4032×3024 photo (the resample reads only the sampled pixels).
+    // Preprocessing a 4032×3024 photo: the person models' warp reads only the sampled pixels, the
+    // subject model's area resize reads them all.
     let photo = RGBAImage(width: 4032, height: 3024, fill: (90, 140, 200, 255))
-    let preprocess = Preprocess(spec: try InputSpec(height: 256, width: 256))
-    var tensor = [Float](repeating: 0, count: preprocess.tensorCount)
-    for threads in [1, 2] {
-        let times = try measure(runs: runs, warmup: warmup) {
-            try tensor.withUnsafeMutableBufferPointer { try preprocess.write(photo, into: $0, threads: threads) }
+    for resize in [InputSpec.ResizePolicy.stretch, .area] {
+        let preprocess = Preprocess(spec: try InputSpec(height: 256, width: 256, resize: resize))
+        var tensor = [Float](repeating: 0, count: preprocess.tensorCount)
+        for threads in [1, 2] {
+            let times = try measure(runs: runs, warmup: warmup) {
+                try tensor.withUnsafeMutableBufferPointer { try preprocess.write(photo, into: $0, threads: threads) }
+            }
+            report("lift preprocess \(resize.rawValue) 4032x3024->256x256 threads \(threads)", times, runs)
         }
-        report("lift preprocess 4032x3024->256x256 threads \(threads)", times, runs)
     }
 }
 

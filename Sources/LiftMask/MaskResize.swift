@@ -3,7 +3,8 @@ import LiftTensor
 
 /// Where the photo sits inside a model's probability map.
 public enum MapPlacement: Sendable, Hashable {
-    /// The whole photo was stretched onto the whole map, aspect ratio not kept (`"resize": "stretch"`).
+    /// The whole photo was stretched onto the whole map, aspect ratio not kept (`"resize"`:
+    /// `"stretch"` or `"area"`).
     case stretched
     /// The photo was scaled into a sub-rectangle of the map (letterbox), given in map pixels
     /// (fractions allowed); the rest of the map is padding and is ignored.

@@ -7,8 +7,13 @@
 public struct InputSpec: Sendable, Equatable {
     /// How the photo is fitted to the model's input size.
     public enum ResizePolicy: String, Sendable {
-        /// The whole frame to `height × width`, aspect ratio not kept, bilinear.
+        /// The whole frame to `height × width`, aspect ratio not kept, bilinear from the nearest
+        /// two samples, MediaPipe's geometry (pixel centres at integers): the person model's.
         case stretch
+        /// The whole frame to `height × width`, aspect ratio not kept, with half-pixel centres:
+        /// the mean of the area each input pixel covers when shrinking (OpenCV's `INTER_AREA`),
+        /// bilinear when enlarging. The subject model's, trained on photos shrunk that way.
+        case area
     }
 
     /// Channel order of the tensor.

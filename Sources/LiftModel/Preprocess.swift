@@ -12,6 +12,10 @@ import LiftTensor
 /// last row or column are 0 (zero border). Then each 8-bit sample `v` becomes
 /// `(v · (high - low) / 255 + low - mean) / std` in Float32. Alpha is ignored.
 ///
+/// `"area"`: the whole frame onto the whole tensor with half-pixel centres, each tensor pixel the
+/// mean of the photo area it covers (bilinear on an axis that is enlarged), rounded to 8 bits, then
+/// normalised the same way (`AreaResize`).
+///
 /// Mapping the probability map back: the map covers the whole photo; MediaPipe's
 /// `TensorsToSegmentationCalculator` resizes it to the photo's size with OpenCV's bilinear `resize`
 /// (half-pixel centres, edges clamped), which is `MaskResize.bilinear` with `.stretched` placement.
@@ -50,7 +54,7 @@ public struct Preprocess: Sendable {
     }
 
     /// The photo stretched to `height × width` as 8-bit RGB (row-major, 3 bytes per pixel), before
-    /// normalisation; bit-identical to MediaPipe's OpenCV warp.
+    /// normalisation; for `"stretch"`, bit-identical to MediaPipe's OpenCV warp.
     /// - Throws: `PreprocessError.emptyImage` for a photo without pixels.
     public func resampled(_ image: RGBAImage, threads: Int = Parallel.defaultThreads) throws(PreprocessError) -> [UInt8] {
         guard image.width > 0, image.height > 0 else {
@@ -60,6 +64,9 @@ public struct Preprocess: Sendable {
         case .stretch:
             return StretchWarp(sourceWidth: image.width, sourceHeight: image.height,
                                width: spec.width, height: spec.height).apply(to: image, threads: threads)
+        case .area:
+            return AreaResize(sourceWidth: image.width, sourceHeight: image.height,
+                              width: spec.width, height: spec.height).apply(to: image, threads: threads)
         }
     }
 
