@@ -219,7 +219,7 @@ def main():
             from subject_model import load_person_encoder
             log(f"person init: {load_person_encoder(model, a.person_init)}")
     model = model.to(memory_format=torch.channels_last)
-    ema = EMA(model, a.ema)
+    ema = EMA(model, a.ema, ramp=not (a.grow_from or a.init))
     opt = torch.optim.AdamW(param_groups(model, a.wd), lr=base_lr, betas=(0.9, 0.999))
     if ckpt is not None:
         ema.model.load_state_dict(ckpt["ema"])

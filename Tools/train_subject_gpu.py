@@ -85,7 +85,7 @@ def main():
     else:
         model = SubjectNet(a.variant or "l")
     model = model.to(dev, memory_format=torch.channels_last).train()
-    ema = EMA(model, a.ema)
+    ema = EMA(model, a.ema, ramp=not a.init)
     opt = torch.optim.AdamW(param_groups(model, a.wd), lr=a.lr, betas=(0.9, 0.999), fused=cuda)
     gen = torch.Generator(device=dev)
     gen.manual_seed(a.seed)
