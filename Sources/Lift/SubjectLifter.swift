@@ -176,11 +176,29 @@ private struct Network: Sendable {
     /// mirrored ones mirrored back), at the first pass's output size. With several model copies
     /// and threads, the passes run side by side (threads shared out between them); the map is the same either way.
     func run(_ image: RGBAImage, threads: Int, timings: inout StageTimings) throws(LiftError) -> FloatMap {
+        // Each input size is prepared once: a mirrored pass mirrors the same tensor.
+        var preparing = Stopwatch()
+        var inputs: [[Float]] = []
+        var inputOfPass: [Int] = []
+        for (k, preprocess) in preprocesses.enumerated() {
+            if let twin = preprocesses[..<k].firstIndex(where: { $0.spec == preprocess.spec }) {
+                inputOfPass.append(inputOfPass[twin])
+                continue
+            }
+            do {
+                inputs.append(try preprocess.tensorValues(image, threads: threads))
+            } catch {
+                throw .inferenceFailed(model: name, underlying: error)
+            }
+            inputOfPass.append(inputs.count - 1)
+        }
+        timings.preprocess += preparing.lap()
+        let prepared = inputs, inputIndex = inputOfPass
         var maps = [FloatMap?](repeating: nil, count: passes.count)
         let lanes = min(models.count, threads, passes.count)
         if lanes <= 1 {
             for (k, pass) in passes.enumerated() {
-                maps[k] = try run(image, preprocess: preprocesses[k], mirrored: pass.mirrored, model: models[0],
+                maps[k] = try run(prepared[inputIndex[k]], spec: preprocesses[k].spec, mirrored: pass.mirrored, model: models[0],
                                   threads: threads, timings: &timings)
             }
         } else {
@@ -196,8 +214,8 @@ private struct Network: Sendable {
                             let model = models[range.lowerBound * lanes / passes.count]
                             for k in range {
                                 do throws(LiftError) {
-                                    maps[k] = try run(image, preprocess: preprocesses[k], mirrored: passes[k].mirrored, model: model,
-                                                      threads: threadsPerLane, timings: &passTimings[k])
+                                    maps[k] = try run(prepared[inputIndex[k]], spec: preprocesses[k].spec, mirrored: passes[k].mirrored,
+                                                      model: model, threads: threadsPerLane, timings: &passTimings[k])
                                 } catch {
                                     failures[k] = error
                                 }
@@ -232,18 +250,13 @@ private struct Network: Sendable {
         return average
     }
 
-    /// Preprocesses `image` (mirrored left–right when asked), runs the model and returns its
-    /// single-channel output as a map, mirrored back. Adds to the preprocessing and inference times.
-    private func run(_ image: RGBAImage, preprocess: Preprocess, mirrored: Bool, model: Model, threads: Int,
+    /// Runs the model on a prepared input (`spec`'s NHWC values, mirrored left–right when asked) and
+    /// returns its single-channel output as a map, mirrored back. Adds to the preprocessing and
+    /// inference times.
+    private func run(_ values: [Float], spec: InputSpec, mirrored: Bool, model: Model, threads: Int,
                      timings: inout StageTimings) throws(LiftError) -> FloatMap {
         var clock = Stopwatch()
-        let spec = preprocess.spec
-        let input = Tensor(shape: TensorShape(n: 1, h: spec.height, w: spec.width, c: 3))
-        do {
-            try preprocess.write(image, into: input.buffer, threads: threads)
-        } catch {
-            throw .inferenceFailed(model: name, underlying: error)
-        }
+        let input = Tensor(shape: TensorShape(n: 1, h: spec.height, w: spec.width, c: 3), values: values)
         if mirrored { Self.mirrorRows(input.buffer, width: spec.width, channels: 3) }
         timings.preprocess += clock.lap()
         let output: Tensor
