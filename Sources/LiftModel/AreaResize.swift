@@ -57,41 +57,37 @@ struct AreaResize {
     }
 
     /// The resampled image as RGB bytes (`height · width · 3`), each sample rounded to the nearest
-    /// 8-bit value. Alpha is ignored.
+    /// 8-bit value. Alpha is ignored. Each target row sums its source rows resampled across, so the
+    /// scratch is one target row per part, whatever the photo's width.
     func apply(to image: RGBAImage, threads: Int) -> [UInt8] {
         var output = [UInt8](repeating: 0, count: width * height * 3)
-        let width = self.width, sourceWidth = image.width, rowBytes = image.width * 4
+        let width = self.width, rowBytes = image.width * 4
         let rows = self.rows, columns = self.columns
         image.pixels.withUnsafeBufferPointer { source in
             output.withUnsafeMutableBufferPointer { output in
                 let source = source, output = output
-                rows.weights.withUnsafeBufferPointer { rowWeights in
-                    columns.weights.withUnsafeBufferPointer { columnWeights in
-                        Parallel.forEach(count: height, threads: threads, minimumPerPart: 8) { part in
-                            // One target row, resampled vertically first: a sum of whole source rows.
-                            let line = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: sourceWidth)
-                            defer { line.deallocate() }
-                            for y in part {
-                                line.initialize(repeating: SIMD4(), count: sourceWidth)
-                                for k in 0 ..< rows.count[y] {
-                                    let weight = rowWeights[y &* rows.stride &+ k]
-                                    let pixels = source.baseAddress! + (rows.first[y] &+ k) &* rowBytes
-                                    for x in 0 ..< sourceWidth {
-                                        let p = pixels + x &* 4
-                                        line[x].addProduct(weight, SIMD4(Float(p[0]), Float(p[1]), Float(p[2]), 0))
-                                    }
+                Parallel.forEach(count: height, threads: threads, minimumPerPart: 8) { part in
+                    let sums = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: width)
+                    defer { sums.deallocate() }
+                    for y in part {
+                        sums.initialize(repeating: SIMD4(), count: width)
+                        for k in 0 ..< rows.count[y] {
+                            let rowWeight = rows.weights[y &* rows.stride &+ k]
+                            let pixels = source.baseAddress! + (rows.first[y] &+ k) &* rowBytes
+                            for x in 0 ..< width {
+                                var sum = SIMD4<Float>()
+                                let taps = pixels + columns.first[x] &* 4, weights = x &* columns.stride
+                                for t in 0 ..< columns.count[x] {
+                                    let p = taps + t &* 4
+                                    sum.addProduct(columns.weights[weights &+ t], SIMD4(Float(p[0]), Float(p[1]), Float(p[2]), 0))
                                 }
-                                let target = output.baseAddress! + y &* width &* 3
-                                for x in 0 ..< width {
-                                    var sum = SIMD4<Float>()
-                                    let base = columns.first[x]
-                                    for k in 0 ..< columns.count[x] {
-                                        sum.addProduct(columnWeights[x &* columns.stride &+ k], line[base &+ k])
-                                    }
-                                    let rounded = pointwiseMin(pointwiseMax(sum + 0.5, SIMD4()), SIMD4(repeating: 255))
-                                    for channel in 0 ..< 3 { target[x &* 3 &+ channel] = UInt8(rounded[channel]) }
-                                }
+                                sums[x].addProduct(rowWeight, sum)
                             }
+                        }
+                        let target = output.baseAddress! + y &* width &* 3
+                        for x in 0 ..< width {
+                            let rounded = pointwiseMin(pointwiseMax(sums[x] + 0.5, SIMD4()), SIMD4(repeating: 255))
+                            for channel in 0 ..< 3 { target[x &* 3 &+ channel] = UInt8(rounded[channel]) }
                         }
                     }
                 }
