@@ -8,7 +8,9 @@ one flat `.npy` per split under the ignored `Tools/.cache/duts/` so a restart lo
 Augmentation (training only), tuned for the validation set's smaller objects:
 - random resized crop with mild scale (area 0.6-1 of the photo) and mild aspect jitter, stretched
   to the square model input (the runtime stretches the whole photo, so training does too);
-- zoom-out: the photo pasted smaller on a canvas made of its reflected, blurred surroundings;
+- zoom-out: the photo pasted smaller on a blurred canvas grown from its own edges, either
+  reflected outwards (`zoom_canvas="reflect"`, which shows mirror copies of the subject labelled
+  background) or with the edge pixels repeated outwards (`"replicate"`, no copies);
 - horizontal flip; mild brightness / contrast / saturation jitter.
 Tools/gpu_augment.py makes the same views as tensor code for the GPU trainer: change both together.
 """
@@ -106,13 +108,20 @@ def stretch(photo: np.ndarray, size: int) -> np.ndarray:
     return np.floor(np.clip(x + 0.5, 0, 255)) / 255.0
 
 
+# How the zoom-out canvas grows from the pasted crop's edges (OpenCV border modes).
+ZOOM_CANVASES = {"reflect": cv2.BORDER_REFLECT_101, "replicate": cv2.BORDER_REPLICATE}
+
+
 class Augmenter:
     """Random training views of one pair at `size` x `size` (uint8 photo, float mask)."""
 
     def __init__(self, size=256, scale=(0.6, 1.0), aspect=(0.8, 1.25), zoom_out_p=0.35,
-                 zoom_out=(0.45, 0.9), flip_p=0.5):
+                 zoom_out=(0.45, 0.9), flip_p=0.5, zoom_canvas="reflect"):
+        if zoom_canvas not in ZOOM_CANVASES:
+            raise ValueError(f"zoom_canvas must be one of {sorted(ZOOM_CANVASES)}, not {zoom_canvas!r}")
         self.size, self.scale, self.aspect = size, scale, aspect
         self.zoom_out_p, self.zoom_out, self.flip_p = zoom_out_p, zoom_out, flip_p
+        self.border = ZOOM_CANVASES[zoom_canvas]
 
     def __call__(self, rng: np.random.Generator, photo: np.ndarray, mask: np.ndarray):
         h, w = mask.shape
@@ -136,7 +145,8 @@ class Augmenter:
 
     def _zoom_out(self, rng, photo, mask):
         """Pastes the crop smaller (factor z) into a canvas of the crop's size whose border is the
-        crop reflected outwards and blurred, so objects come out smaller, as in validation."""
+        crop's edge grown outwards (`self.border`) and blurred, so objects come out smaller, as in
+        validation."""
         h, w = mask.shape
         z = rng.uniform(*self.zoom_out)
         ih, iw = max(4, int(round(h * z))), max(4, int(round(w * z)))
@@ -145,7 +155,7 @@ class Augmenter:
         top = int(rng.integers(0, h - ih + 1))
         left = int(rng.integers(0, w - iw + 1))
         bottom, right = h - ih - top, w - iw - left
-        canvas = cv2.copyMakeBorder(small, top, bottom, left, right, cv2.BORDER_REFLECT_101)
+        canvas = cv2.copyMakeBorder(small, top, bottom, left, right, self.border)
         sigma = max(2.0, 0.02 * max(h, w) * rng.uniform(1.0, 3.0))
         canvas = cv2.GaussianBlur(canvas, (0, 0), sigma)
         canvas[top:top + ih, left:left + iw] = small

@@ -6,7 +6,8 @@ the top-left of its slot, `shapes` (N, 2) = h, w). Output: float photos (B, 3, s
 [0, 1] (channels_last) and masks (B, 1, size, size) in [0, 1]. Per view:
 - random resized crop: area 0.6-1 of the pair, aspect jitter 0.8-1.25, stretched to the square;
 - zoom-out (probability `zoom_out_p`): the crop shrunk by 0.45-0.9 to a random place, the canvas
-  around it the crop reflected outwards and Gaussian-blurred (sigma 2-6 % of the output side);
+  around it the crop reflected outwards (`zoom_canvas="reflect"`) or its edge pixels repeated
+  (`"replicate"`), Gaussian-blurred (sigma 2-6 % of the output side);
 - horizontal flip (1/2); brightness, contrast and saturation jitter (+-20 %).
 Sampling is bilinear without antialiasing, as the runtime's preprocessing is.
 """
@@ -41,7 +42,8 @@ def _gaussian_blur(x: torch.Tensor, sigma: torch.Tensor) -> torch.Tensor:
 
 def augment_batch(photos: torch.Tensor, masks: torch.Tensor, shapes: torch.Tensor, idx: torch.Tensor,
                   size: int, generator: torch.Generator, zoom_out_p: float = 0.35,
-                  scale=(0.6, 1.0), aspect=(0.8, 1.25), zoom_out=(0.45, 0.9), jitter: float = 0.2):
+                  scale=(0.6, 1.0), aspect=(0.8, 1.25), zoom_out=(0.45, 0.9), jitter: float = 0.2,
+                  zoom_canvas: str = "reflect"):
     """Random training views of pairs `idx` (see the module doc). All tensors on one device."""
     dev = photos.device
     b = idx.numel()
@@ -66,14 +68,21 @@ def augment_batch(photos: torch.Tensor, masks: torch.Tensor, shapes: torch.Tenso
     flip = torch.rand(b, device=dev, generator=generator) < 0.5
 
     # Output pixel centres in [0, 1], then crop coordinates u, v (outside [0, 1] on the zoom-out
-    # canvas, folded back by mirroring), then pixel coordinates in the slot.
+    # canvas, folded back by mirroring or clamped to the edge), then pixel coordinates in the slot.
     o = (torch.arange(size, device=dev, dtype=torch.float32) + 0.5) / size
     ox = torch.where(flip[:, None], 1 - o[None, :], o[None, :])  # (B, size)
     u = (ox - left[:, None]) / z[:, None]
     v = (o[None, :] - top[:, None]) / z[:, None]
     inside = ((u >= 0) & (u <= 1))[:, None, :] & ((v >= 0) & (v <= 1))[:, :, None]  # (B, size, size)
-    px = x0[:, None] + _reflect01(u) * cw[:, None]
-    py = y0[:, None] + _reflect01(v) * ch[:, None]
+    if zoom_canvas == "reflect":
+        fold = _reflect01
+    elif zoom_canvas == "replicate":
+        def fold(t):
+            return t.clamp(0.0, 1.0)
+    else:
+        raise ValueError(f"zoom_canvas must be 'reflect' or 'replicate', not {zoom_canvas!r}")
+    px = x0[:, None] + fold(u) * cw[:, None]
+    py = y0[:, None] + fold(v) * ch[:, None]
     gx = px / slot * 2 - 1  # align_corners=False: -1 and 1 are the slot's outer edges
     gy = py / slot * 2 - 1
     grid = torch.stack([gx[:, None, :].expand(b, size, size), gy[:, :, None].expand(b, size, size)], dim=-1)

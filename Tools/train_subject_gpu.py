@@ -52,6 +52,7 @@ def main():
     ap.add_argument("--warmup", type=float, default=0.03, help="share of the steps spent warming up")
     ap.add_argument("--ema", type=float, default=0.9995)
     ap.add_argument("--zoom-out-p", type=float, default=0.5)
+    ap.add_argument("--zoom-canvas", choices=("reflect", "replicate"), default="reflect")
     ap.add_argument("--bg-weight", type=float, default=1.5)
     ap.add_argument("--probe-steps", type=int, default=40)
     ap.add_argument("--seed", type=int, default=0)
@@ -95,7 +96,8 @@ def main():
         for g in opt.param_groups:
             g["lr"] = lr
         idx = torch.randint(0, len(keys), (a.batch,), device=dev, generator=gen)
-        x, y = augment_batch(photos, masks, shapes_t, idx, a.size, gen, zoom_out_p=a.zoom_out_p)
+        x, y = augment_batch(photos, masks, shapes_t, idx, a.size, gen, zoom_out_p=a.zoom_out_p,
+                             zoom_canvas=a.zoom_canvas)
         with torch.autocast(dev.type, dtype=torch.bfloat16):
             outputs = model(x)
         loss = loss_fn([o.float() for o in outputs], y, a.bg_weight)
