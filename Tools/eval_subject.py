@@ -11,7 +11,8 @@ What it can evaluate (pick one; each result line says which it was):
   --masks DIR         masks already written by anything, as DIR/KEY.png
   --checkpoint PT     the PyTorch model (a Tools/checkpoints/*.pt file; `--which ema|model`),
                       run here in PyTorch with the runtime's preprocessing (stretch to --size,
-                      bilinear back) -- this is NOT the shipped pipeline
+                      bilinear back; --mirror averages the mirror image's map in) -- this is NOT
+                      the shipped pipeline; `cut_mae` is the MAE of its map cut at 0.5
   --baseline          the centred-Gaussian-prior floor (and the all-background floor)
 
   /work/venv/bin/python Tools/eval_subject.py --baseline --checkpoint Tools/checkpoints/run/best.pt
@@ -60,8 +61,9 @@ def to_uint8(prob: np.ndarray, h: int, w: int) -> np.ndarray:
     return np.clip(np.rint(prob * 255.0), 0, 255).astype(np.uint8)
 
 
-def predict_torch(model, split, size=256, batch=25):
-    """Runs a PyTorch SubjectNet (eval mode) on every pair of `split`; yields uint8 masks."""
+def predict_torch(model, split, size=256, batch=25, mirror=False):
+    """Runs a PyTorch SubjectNet (eval mode) on every pair of `split`; yields uint8 masks. With
+    `mirror`, each map is the mean of the photo's and its mirror image's (as `balanced` does)."""
     import torch
     model.eval()
     n = len(split)
@@ -70,10 +72,21 @@ def predict_torch(model, split, size=256, batch=25):
             idx = range(i, min(n, i + batch))
             x = np.stack([stretch(split.pair(k)[0], size) for k in idx])
             xt = torch.from_numpy(x).permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
-            prob = torch.sigmoid(model(xt))[:, 0].numpy()
+            prob = torch.sigmoid(model(xt))[:, 0]
+            if mirror:
+                flipped = xt.flip(3).contiguous(memory_format=torch.channels_last)
+                prob = (prob + torch.sigmoid(model(flipped))[:, 0].flip(2)) / 2
+            prob = prob.numpy()
             for j, k in enumerate(idx):
                 h, w = split.pair(k)[1].shape
                 yield to_uint8(prob[j], h, w)
+
+
+def cut_mae(preds, gts, threshold=128) -> float:
+    """MAE of the maps cut at `threshold` (0 or 255), the mean over images: close to what the
+    pipeline ships, which thresholds the map at 0.5 before feathering its edges."""
+    return float(np.mean([np.abs((p >= threshold).astype(np.float32) - g / 255.0).mean()
+                          for p, g in zip(preds, gts)]))
 
 
 def gaussian_prior(h, w, sigma_frac=0.25):
@@ -119,6 +132,8 @@ def main():
     ap.add_argument("--checkpoint")
     ap.add_argument("--which", default="ema", choices=["ema", "model"])
     ap.add_argument("--size", type=int, default=256)
+    ap.add_argument("--mirror", action="store_true",
+                    help="--checkpoint: average each map with its mirror image's (as `balanced` does)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--baseline", action="store_true")
     ap.add_argument("--json", help="also write the results here")
@@ -135,8 +150,9 @@ def main():
         torch.set_num_threads(a.threads)
         model, ckpt, which = load_checkpoint_model(a.checkpoint, a.which)
         label = (f"PyTorch model (not the shipped pipeline): {a.checkpoint} [{which} weights, step "
-                 f"{ckpt.get('step')}] at {a.size}x{a.size}")
-        results[label] = sod_metrics(list(predict_torch(model, split, a.size)), gts)
+                 f"{ckpt.get('step')}] at {a.size}x{a.size}{' + mirror' if a.mirror else ''}")
+        preds = list(predict_torch(model, split, a.size, mirror=a.mirror))
+        results[label] = sod_metrics(preds, gts) | {"cut_mae": cut_mae(preds, gts)}
     if a.masks:
         preds = []
         for k, key in enumerate(split.keys):
