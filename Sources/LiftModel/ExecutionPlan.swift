@@ -2,9 +2,9 @@ import LiftTensor
 
 /// Where every value of one graph run lives, for one input shape.
 ///
-/// Values are assigned to a small set of reusable buffers ("slots") by liveness: a value takes a slot
-/// when it is written (the graph input before the first step) and frees it after its last reader,
-/// so values whose lifetimes do not overlap share memory. The slot tensors and each step's list of
+/// Values are assigned to a small set of reusable buffers ("slots") by liveness (`SlotAllocator`): a
+/// value takes a slot when it is written (the graph input before the first step) and frees it after
+/// its last reader, so values whose lifetimes do not overlap share memory. The slot tensors and each step's list of
 /// input tensors are made once per plan (reusing a previous plan's tensors where large enough), so
 /// running again at the same input size allocates no buffers.
 struct ExecutionPlan {
@@ -33,30 +33,16 @@ struct ExecutionPlan {
         for value in program.outputs { lastRead[value] = Int.max }
 
         var slotOfValue = [Int](repeating: -1, count: shapes.count)
-        var capacities: [Int] = []
-        var free: [Int] = []
-        func take(_ value: Int) {
-            let need = max(shapes[value].count, 1)
-            // Best fit: the smallest free slot that is large enough, else grow the largest free one.
-            let fitting = free.indices.filter { capacities[free[$0]] >= need }
-            let pick = fitting.min { capacities[free[$0]] < capacities[free[$1]] }
-                ?? free.indices.max { capacities[free[$0]] < capacities[free[$1]] }
-            if let pick {
-                slotOfValue[value] = free.remove(at: pick)
-                capacities[slotOfValue[value]] = max(capacities[slotOfValue[value]], need)
-            } else {
-                slotOfValue[value] = capacities.count
-                capacities.append(need)
-            }
-        }
-        take(0)
+        var allocator = SlotAllocator()
+        slotOfValue[0] = allocator.take(size: shapes[0].count)
         for (index, step) in program.steps.enumerated() {
-            take(step.output)
+            slotOfValue[step.output] = allocator.take(size: shapes[step.output].count)
             // Values die after their last reader; a value nothing reads dies at once.
             for value in Set(step.inputs + [step.output]) where lastRead[value] <= index {
-                free.append(slotOfValue[value])
+                allocator.release(slotOfValue[value])
             }
         }
+        let capacities = allocator.capacities
 
         // Every slot lives for the whole run: their sum, not the largest tensor, is the memory taken.
         var total = 0
@@ -68,12 +54,12 @@ struct ExecutionPlan {
             }
             total = sum
         }
-        var pool = previous
+        // Each slot takes the smallest earlier tensor that is large enough, else a new one.
+        var pool = BestFitPool<Tensor>()
+        for tensor in previous { pool.insert(tensor, capacity: tensor.capacity) }
         var allocated = 0
         let slots = capacities.map { capacity -> Tensor in
-            if let reuse = pool.indices.filter({ pool[$0].capacity >= capacity }).min(by: { pool[$0].capacity < pool[$1].capacity }) {
-                return pool.remove(at: reuse)
-            }
+            if let reuse = pool.removeSmallest(atLeast: capacity) { return reuse.item }
             allocated += 1
             return Tensor(shape: TensorShape(n: 1, h: 1, w: 1, c: capacity))
         }
