@@ -20,7 +20,7 @@ import Testing
     @Test(arguments: ["ct2-d08-plain", "ct3-d04-adam7", "ct0-d16-adam7", "key-ct2-d16", "metadata-ct2-d08", "ct6-d08-adam7"])
     func mutatedFilesDecodeOrThrowTypedErrors(name: String) throws {
         let original = try Fixtures.bytes("png/\(name).png")
-        var rng = SeededGenerator(state: UInt64(name.utf8.reduce(0) { $0 &* 31 &+ UInt64($1) }))
+        var rng = SeededGenerator(seed: UInt64(name.utf8.reduce(0) { $0 &* 31 &+ UInt64($1) }))
         for round in 0..<300 {
             var file = original
             for _ in 0..<Int.random(in: 1...4, using: &rng) {

@@ -6,7 +6,7 @@ import TestSupport
 @Suite struct GuidedFilterTests {
     /// A photo with a textured left object on a gradient background, and a blurred, shifted mask of it.
     static func scene(width: Int, height: Int, seed: UInt64) -> (RGBAImage, FloatMap) {
-        var generator = ReferenceMasks.Generator(seed: seed)
+        var generator = SeededGenerator(seed: seed)
         var pixels = [UInt8](repeating: 255, count: width * height * 4)
         var mask = [Float](repeating: 0, count: width * height)
         for y in 0 ..< height {

@@ -12,7 +12,7 @@ enum MaskPatterns {
 
     /// Random pixels, each on with probability `density`.
     static func noise(_ width: Int, _ height: Int, density: Double, seed: UInt64) -> GrayImage {
-        var generator = ReferenceMasks.Generator(seed: seed)
+        var generator = SeededGenerator(seed: seed)
         return make(width, height) { _, _ in Double.random(in: 0 ..< 1, using: &generator) < density }
     }
 

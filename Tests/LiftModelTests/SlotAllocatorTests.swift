@@ -1,4 +1,5 @@
 import LiftModel
+import TestSupport
 import Testing
 
 /// The planner's first allocator, a linear scan over the free slots: the reference `SlotAllocator`
@@ -24,18 +25,6 @@ private struct LinearSlotAllocator {
     mutating func release(_ slot: Int) { free.append(slot) }
 }
 
-/// A small deterministic generator (SplitMix64), so a failure replays.
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 @Test func slotAllocatorPicksBestFitThenGrowsTheLargest() {
     var allocator = SlotAllocator()
     let a = allocator.take(size: 100), b = allocator.take(size: 40), c = allocator.take(size: 70)
@@ -59,7 +48,7 @@ private struct SplitMix64: RandomNumberGenerator {
 
 @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8])
 func slotAllocatorMatchesTheLinearScan(seed: UInt64) {
-    var random = SplitMix64(state: seed)
+    var random = SeededGenerator(seed: seed)
     var allocator = SlotAllocator()
     var reference = LinearSlotAllocator()
     var live: [Int] = []
