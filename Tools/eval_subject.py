@@ -15,6 +15,12 @@ What it can evaluate (pick one; each result line says which it was):
                       the shipped pipeline; `cut_mae` is the MAE of its map cut at 0.5
   --baseline          the centred-Gaussian-prior floor (and the all-background floor)
 
+Telling a real gain from noise (candidates are picked on this same set):
+  --halves            also score pairs 1-250 and 251-500 apart; a real gain shows in both
+  --keep-masks DIR    --lift: keep the masks it wrote, as DIR/KEY.png (for --masks/--against)
+  --against DIR       masks of another run (DIR/KEY.png): the mean per-image MAE difference from
+                      them, with its paired standard error (negative = better than DIR)
+
   /work/venv/bin/python Tools/eval_subject.py --baseline --checkpoint Tools/checkpoints/run/best.pt
 """
 from __future__ import annotations
@@ -36,6 +42,7 @@ from duts_data import load_split, stretch  # noqa: E402
 
 warnings.filterwarnings("ignore", message="This class will be removed")
 import py_sod_metrics  # noqa: E402
+from py_sod_metrics.utils import prepare_data  # noqa: E402
 
 
 def sod_metrics(preds, gts, smeasure=True) -> dict:
@@ -109,11 +116,34 @@ def load_checkpoint_model(path, which="ema"):
     return model.to(memory_format=torch.channels_last), ckpt, label
 
 
-def run_lift(binary, args_pattern, split, workdir: Path):
+def read_masks(folder, split, gts):
+    """The masks DIR/KEY.png written for `split`, as uint8 maps at the ground truths' sizes."""
+    preds = []
+    for k, key in enumerate(split.keys):
+        m = cv2.imread(str(Path(folder) / f"{key}.png"), cv2.IMREAD_GRAYSCALE)
+        if m is None:
+            sys.exit(f"missing mask {folder}/{key}.png")
+        preds.append(to_uint8(m.astype(np.float32) / 255.0, *gts[k].shape))
+    return preds
+
+
+def paired_mae_difference(preds, others, gts) -> dict:
+    """Mean over images of (MAE of preds - MAE of others), each MAE as pysodmetrics defines it,
+    and the difference's standard error: pairing the images removes their own difficulty, which
+    dominates the spread of either MAE alone."""
+    def mae(pred, gt):
+        p, g = prepare_data(pred, gt)
+        return np.abs(p - g).mean()
+    diff = np.array([mae(p, g) - mae(o, g) for p, o, g in zip(preds, others, gts)])
+    return {"mae_diff": float(diff.mean()), "mae_diff_se": float(diff.std(ddof=1) / np.sqrt(len(diff)))}
+
+
+def run_lift(binary, args_pattern, split, workdir: Path, keep: Path | None = None):
     out = []
     for k in range(len(split)):
         photo, gt = split.pair(k)
-        src, dst = workdir / f"{k}.png", workdir / f"{k}_mask.png"
+        src = workdir / f"{k}.png"
+        dst = keep / f"{split.keys[k]}.png" if keep else workdir / f"{k}_mask.png"
         cv2.imwrite(str(src), photo[..., ::-1])
         cmd = [binary] + [a.format(input=src, output=dst) for a in shlex.split(args_pattern)]
         subprocess.run(cmd, check=True, capture_output=True)
@@ -137,36 +167,48 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--baseline", action="store_true")
     ap.add_argument("--json", help="also write the results here")
+    ap.add_argument("--halves", action="store_true", help="also score pairs 1-250 and 251-500 apart")
+    ap.add_argument("--keep-masks", help="--lift: keep the masks it wrote in this folder")
+    ap.add_argument("--against", help="masks of another run: paired per-image MAE difference")
     a = ap.parse_args()
     split = load_split("val")
     gts = [split.pair(k)[1] for k in range(len(split))]
-    results = {}
+    predictions = {}  # label -> uint8 maps, one per pair
     if a.baseline:
-        results["baseline: centred Gaussian prior (sigma = 1/4 side)"] = sod_metrics(
-            [to_uint8(gaussian_prior(*g.shape), *g.shape) for g in gts], gts)
-        results["baseline: all background"] = sod_metrics([np.zeros_like(g) for g in gts], gts)
+        predictions["baseline: centred Gaussian prior (sigma = 1/4 side)"] = [
+            to_uint8(gaussian_prior(*g.shape), *g.shape) for g in gts]
+        predictions["baseline: all background"] = [np.zeros_like(g) for g in gts]
     if a.checkpoint:
         import torch
         torch.set_num_threads(a.threads)
         model, ckpt, which = load_checkpoint_model(a.checkpoint, a.which)
         label = (f"PyTorch model (not the shipped pipeline): {a.checkpoint} [{which} weights, step "
                  f"{ckpt.get('step')}] at {a.size}x{a.size}{' + mirror' if a.mirror else ''}")
-        preds = list(predict_torch(model, split, a.size, mirror=a.mirror))
-        results[label] = sod_metrics(preds, gts) | {"cut_mae": cut_mae(preds, gts)}
+        predictions[label] = list(predict_torch(model, split, a.size, mirror=a.mirror))
     if a.masks:
-        preds = []
-        for k, key in enumerate(split.keys):
-            m = cv2.imread(str(Path(a.masks) / f"{key}.png"), cv2.IMREAD_GRAYSCALE)
-            if m is None:
-                sys.exit(f"missing mask {a.masks}/{key}.png")
-            preds.append(to_uint8(m.astype(np.float32) / 255.0, *gts[k].shape))
-        results[f"masks from {a.masks}"] = sod_metrics(preds, gts)
+        predictions[f"masks from {a.masks}"] = read_masks(a.masks, split, gts)
     if a.lift:
+        keep = Path(a.keep_masks) if a.keep_masks else None
+        if keep:
+            keep.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory() as tmp:
-            results[f"shipped pipeline: {a.lift} {a.lift_args}"] = sod_metrics(
-                run_lift(a.lift, a.lift_args, split, Path(tmp)), gts)
-    if not results:
+            predictions[f"shipped pipeline: {a.lift} {a.lift_args}"] = run_lift(
+                a.lift, a.lift_args, split, Path(tmp), keep)
+    if not predictions:
         ap.error("nothing to evaluate: give --lift, --masks, --checkpoint and/or --baseline")
+    others = read_masks(a.against, split, gts) if a.against else None
+    half = len(split) // 2
+    results = {}
+    for label, preds in predictions.items():
+        r = sod_metrics(preds, gts)
+        if a.checkpoint and label.startswith("PyTorch"):
+            r["cut_mae"] = cut_mae(preds, gts)
+        if a.halves:
+            for part, sl in (("first_half", slice(0, half)), ("second_half", slice(half, None))):
+                r |= {f"{name}_{part}": v for name, v in sod_metrics(preds[sl], gts[sl]).items()}
+        if others is not None:
+            r |= paired_mae_difference(preds, others, gts)
+        results[label] = r
     for label, r in results.items():
         print(f"{label}: " + ", ".join(f"{k} {v:.4f}" for k, v in r.items()))
     if a.json:
