@@ -18,8 +18,8 @@ What it can evaluate (pick one; each result line says which it was):
 Telling a real gain from noise (candidates are picked on this same set):
   --halves            also score pairs 1-250 and 251-500 apart; a real gain shows in both
   --keep-masks DIR    --lift: keep the masks it wrote, as DIR/KEY.png (for --masks/--against)
-  --against DIR       masks of another run (DIR/KEY.png): the mean per-image MAE difference from
-                      them, with its paired standard error (negative = better than DIR)
+  --against DIR       masks of another run (DIR/KEY.png): the MAE and max-F differences from them,
+                      with paired standard errors (MAE: per image; max F: bootstrap over images)
 
   /work/venv/bin/python Tools/eval_subject.py --baseline --checkpoint Tools/checkpoints/run/best.pt
 """
@@ -127,15 +127,29 @@ def read_masks(folder, split, gts):
     return preds
 
 
-def paired_mae_difference(preds, others, gts) -> dict:
-    """Mean over images of (MAE of preds - MAE of others), each MAE as pysodmetrics defines it,
-    and the difference's standard error: pairing the images removes their own difficulty, which
-    dominates the spread of either MAE alone."""
-    def mae(pred, gt):
-        p, g = prepare_data(pred, gt)
-        return np.abs(p - g).mean()
-    diff = np.array([mae(p, g) - mae(o, g) for p, o, g in zip(preds, others, gts)])
-    return {"mae_diff": float(diff.mean()), "mae_diff_se": float(diff.std(ddof=1) / np.sqrt(len(diff)))}
+def paired_difference(preds, others, gts, resamples=2000) -> dict:
+    """How preds differ from others on the same images: the mean per-image MAE difference (MAE as
+    pysodmetrics defines it) with its standard error, and the max-F difference with a bootstrap
+    standard error (images resampled with replacement, both runs on the same resample). Pairing the
+    images removes their own difficulty, which dominates the spread of either run's figures."""
+    def per_image(maps):
+        fm = py_sod_metrics.Fmeasure(beta=0.3)
+        maes = []
+        for m, g in zip(maps, gts):
+            fm.step(pred=m, gt=g)
+            p, t = prepare_data(m, g)
+            maes.append(np.abs(p - t).mean())
+        return np.array(maes), np.array(fm.changeable_fms)  # (n,), (n, 256) F per threshold
+    mae_a, f_a = per_image(preds)
+    mae_b, f_b = per_image(others)
+    diff = mae_a - mae_b
+    rng = np.random.default_rng(0)
+    boot = []
+    for _ in range(resamples):
+        idx = rng.integers(0, len(gts), len(gts))
+        boot.append(f_a[idx].mean(0).max() - f_b[idx].mean(0).max())
+    return {"mae_diff": float(diff.mean()), "mae_diff_se": float(diff.std(ddof=1) / np.sqrt(len(diff))),
+            "maxf_diff": float(f_a.mean(0).max() - f_b.mean(0).max()), "maxf_diff_se": float(np.std(boot, ddof=1))}
 
 
 def run_lift(binary, args_pattern, split, workdir: Path, keep: Path | None = None):
@@ -169,7 +183,7 @@ def main():
     ap.add_argument("--json", help="also write the results here")
     ap.add_argument("--halves", action="store_true", help="also score pairs 1-250 and 251-500 apart")
     ap.add_argument("--keep-masks", help="--lift: keep the masks it wrote in this folder")
-    ap.add_argument("--against", help="masks of another run: paired per-image MAE difference")
+    ap.add_argument("--against", help="masks of another run: paired MAE and max-F differences")
     a = ap.parse_args()
     split = load_split("val")
     gts = [split.pair(k)[1] for k in range(len(split))]
@@ -207,7 +221,7 @@ def main():
             for part, sl in (("first_half", slice(0, half)), ("second_half", slice(half, None))):
                 r |= {f"{name}_{part}": v for name, v in sod_metrics(preds[sl], gts[sl]).items()}
         if others is not None:
-            r |= paired_mae_difference(preds, others, gts)
+            r |= paired_difference(preds, others, gts)
         results[label] = r
     for label, r in results.items():
         print(f"{label}: " + ", ".join(f"{k} {v:.4f}" for k, v in r.items()))
