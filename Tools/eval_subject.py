@@ -188,6 +188,7 @@ def main():
     split = load_split("val")
     gts = [split.pair(k)[1] for k in range(len(split))]
     predictions = {}  # label -> uint8 maps, one per pair
+    model_labels = set()  # the PyTorch model's: also scored cut at 0.5
     if a.baseline:
         predictions["baseline: centred Gaussian prior (sigma = 1/4 side)"] = [
             to_uint8(gaussian_prior(*g.shape), *g.shape) for g in gts]
@@ -199,6 +200,7 @@ def main():
         label = (f"PyTorch model (not the shipped pipeline): {a.checkpoint} [{which} weights, step "
                  f"{ckpt.get('step')}] at {a.size}x{a.size}{' + mirror' if a.mirror else ''}")
         predictions[label] = list(predict_torch(model, split, a.size, mirror=a.mirror))
+        model_labels.add(label)
     if a.masks:
         predictions[f"masks from {a.masks}"] = read_masks(a.masks, split, gts)
     if a.lift:
@@ -215,7 +217,7 @@ def main():
     results = {}
     for label, preds in predictions.items():
         r = sod_metrics(preds, gts)
-        if a.checkpoint and label.startswith("PyTorch"):
+        if label in model_labels:
             r["cut_mae"] = cut_mae(preds, gts)
         if a.halves:
             for part, sl in (("first_half", slice(0, half)), ("second_half", slice(half, None))):

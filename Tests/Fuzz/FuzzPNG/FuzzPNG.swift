@@ -1,8 +1,8 @@
 // libFuzzer target for the PNG decoder (and the encoder on what it decodes).
 // Build: LIFT_FUZZ=1 swift build -c release --sanitize fuzzer --product fuzz-png
 // Run:   SWIFT_BACKTRACE=enable=no .build/release/fuzz-png -max_len=65536 -rss_limit_mb=2048 CORPUS_DIR
-// Seed CORPUS_DIR with Tests/Fixtures/png/*.png. Any crash file becomes a fixture in
-// Tests/Fixtures/png/regressions/ with a test in PNGRegressionTests.swift.
+// Seed CORPUS_DIR with Tests/Fixtures/png/*.png. A crasher becomes a fixture and a test in
+// PNGInvalidInputTests.swift (none so far; the JPEG target keeps its crashers in jpeg/regressions/).
 import LiftImage
 
 /// Limits small enough that a fuzzed header cannot make one run allocate much.
