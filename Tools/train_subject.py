@@ -41,7 +41,7 @@ from training_recipe import EMA, loss_fn, lr_at, param_groups  # noqa: E402
 REPO = Path(__file__).resolve().parent.parent
 # Flags a --resume takes from the checkpoint's run unless given again (the schedule's own numbers,
 # warm-up, base learning rate and length, are in the checkpoint itself).
-RECIPE_ARGS = ("size", "batch", "wd", "ema", "zoom_out_p", "zoom_canvas", "val_size", "val_every", "seed", "bg_weight",
+RECIPE_ARGS = ("size", "batch", "wd", "ema", "zoom_out_p", "zoom_canvas", "crop_area", "val_size", "val_every", "seed", "bg_weight",
                "init", "person_init", "grow_from", "variant")  # the last four: where the run began
 
 
@@ -140,9 +140,12 @@ def main():
     ap.add_argument("--grow-from", help="a best.pt/last.pt of a smaller variant to grow into --variant")
     ap.add_argument("--zoom-out-p", type=float, default=0.35,
                     help="share of training views pasted smaller on their own blurred surroundings")
-    ap.add_argument("--zoom-canvas", choices=("reflect", "replicate"), default="reflect",
+    ap.add_argument("--zoom-canvas", choices=("reflect", "replicate", "photo"), default="reflect",
                     help="how a zoom-out's surroundings grow from the crop's edges: mirrored "
-                         "(shows copies of the subject labelled background) or edge pixels repeated")
+                         "(shows copies of the subject labelled background), edge pixels repeated, "
+                         "or another training photo, blurred")
+    ap.add_argument("--crop-area", type=float, nargs=2, default=(0.6, 1.0), metavar=("LO", "HI"),
+                    help="random resized crop: share of the photo's area kept")
     ap.add_argument("--bg-weight", type=float, default=1.0,
                     help="BCE weight of background pixels (> 1 costs false foreground more)")
     ap.add_argument("--size", type=int, default=256)
@@ -219,7 +222,8 @@ def main():
             from export_subject import load_exported_weights
             load_exported_weights(model, a.init)
             calibrate_from_export(model, iter(TrainBatches(train, a.batch, a.size, seed=a.seed + 10**9,
-                                                           zoom_out_p=a.zoom_out_p, zoom_canvas=a.zoom_canvas)),
+                                                           zoom_out_p=a.zoom_out_p, zoom_canvas=a.zoom_canvas,
+                                                           scale=tuple(a.crop_area))),
                                   a.bg_weight, log)
         if a.person_init:
             from subject_model import load_person_encoder
@@ -244,7 +248,7 @@ def main():
         f"variant {a.variant}, {2 * count_macs(SubjectNet(a.variant), a.size) / 1e9:.3f} GFLOP at {a.size}, commit {git_commit()}, "
         f"args {vars(a)}")
     batches = iter(TrainBatches(train, a.batch, a.size, seed=a.seed + start_step, zoom_out_p=a.zoom_out_p,
-                                zoom_canvas=a.zoom_canvas))
+                                zoom_canvas=a.zoom_canvas, scale=tuple(a.crop_area)))
     model.train()
     t_start = time.time()
     t_ckpt = time.time()
