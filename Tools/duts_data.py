@@ -10,8 +10,7 @@ Augmentation (training only), tuned for the validation set's smaller objects:
   to the square model input (the runtime stretches the whole photo, so training does too);
 - zoom-out: the photo pasted smaller on a blurred canvas grown from its own edges, either
   reflected outwards (`zoom_canvas="reflect"`, which shows mirror copies of the subject labelled
-  background) or with the edge pixels repeated outwards (`"replicate"`, no copies), or on another
-  training photo stretched to the crop's size and blurred (`"photo"`, CPU trainer only);
+  background) or with the edge pixels repeated outwards (`"replicate"`, no copies);
 - horizontal flip; mild brightness / contrast / saturation jitter.
 Tools/gpu_augment.py makes the same views as tensor code for the GPU trainer: change both together.
 """
@@ -109,25 +108,20 @@ def stretch(photo: np.ndarray, size: int) -> np.ndarray:
     return np.floor(np.clip(x + 0.5, 0, 255)) / 255.0
 
 
-# How the zoom-out canvas grows from the pasted crop's edges (OpenCV border modes); "photo" takes
-# another training photo instead (None: no border mode).
-ZOOM_CANVASES = {"reflect": cv2.BORDER_REFLECT_101, "replicate": cv2.BORDER_REPLICATE, "photo": None}
+# How the zoom-out canvas grows from the pasted crop's edges (OpenCV border modes).
+ZOOM_CANVASES = {"reflect": cv2.BORDER_REFLECT_101, "replicate": cv2.BORDER_REPLICATE}
 
 
 class Augmenter:
     """Random training views of one pair at `size` x `size` (uint8 photo, float mask)."""
 
     def __init__(self, size=256, scale=(0.6, 1.0), aspect=(0.8, 1.25), zoom_out_p=0.35,
-                 zoom_out=(0.45, 0.9), flip_p=0.5, zoom_canvas="reflect", canvas_photo=None):
-        """`canvas_photo(rng)` returns a random (H, W, 3) uint8 photo; needed by `zoom_canvas="photo"`."""
+                 zoom_out=(0.45, 0.9), flip_p=0.5, zoom_canvas="reflect"):
         if zoom_canvas not in ZOOM_CANVASES:
             raise ValueError(f"zoom_canvas must be one of {sorted(ZOOM_CANVASES)}, not {zoom_canvas!r}")
-        if zoom_canvas == "photo" and canvas_photo is None:
-            raise ValueError('zoom_canvas="photo" needs canvas_photo')
         self.size, self.scale, self.aspect = size, scale, aspect
         self.zoom_out_p, self.zoom_out, self.flip_p = zoom_out_p, zoom_out, flip_p
         self.border = ZOOM_CANVASES[zoom_canvas]
-        self.canvas_photo = canvas_photo
 
     def __call__(self, rng: np.random.Generator, photo: np.ndarray, mask: np.ndarray):
         h, w = mask.shape
@@ -150,9 +144,9 @@ class Augmenter:
         return np.ascontiguousarray(img), np.ascontiguousarray(m)
 
     def _zoom_out(self, rng, photo, mask):
-        """Pastes the crop smaller (factor z) into a blurred canvas of the crop's size, so objects come
-        out smaller, as in validation: the crop's edge grown outwards (`self.border`), or another
-        photo (`self.canvas_photo`)."""
+        """Pastes the crop smaller (factor z) into a canvas of the crop's size whose border is the
+        crop's edge grown outwards (`self.border`) and blurred, so objects come out smaller, as in
+        validation."""
         h, w = mask.shape
         z = rng.uniform(*self.zoom_out)
         ih, iw = max(4, int(round(h * z))), max(4, int(round(w * z)))
@@ -161,10 +155,7 @@ class Augmenter:
         top = int(rng.integers(0, h - ih + 1))
         left = int(rng.integers(0, w - iw + 1))
         bottom, right = h - ih - top, w - iw - left
-        if self.border is None:
-            canvas = cv2.resize(self.canvas_photo(rng), (w, h), interpolation=cv2.INTER_AREA)
-        else:
-            canvas = cv2.copyMakeBorder(small, top, bottom, left, right, self.border)
+        canvas = cv2.copyMakeBorder(small, top, bottom, left, right, self.border)
         sigma = max(2.0, 0.02 * max(h, w) * rng.uniform(1.0, 3.0))
         canvas = cv2.GaussianBlur(canvas, (0, 0), sigma)
         canvas[top:top + ih, left:left + iw] = small
@@ -193,8 +184,6 @@ class TrainBatches:
 
     def __init__(self, split: Split, batch_size=16, size=256, seed=0, prefetch=3, **aug):
         self.split, self.batch_size, self.size = split, batch_size, size
-        if aug.get("zoom_canvas") == "photo":
-            aug["canvas_photo"] = lambda rng: split.pair(int(rng.integers(len(split))))[0]
         self.aug = Augmenter(size=size, **aug)
         self.rng = np.random.default_rng(seed)
         self.q: queue.Queue = queue.Queue(maxsize=prefetch)

@@ -140,10 +140,9 @@ def main():
     ap.add_argument("--grow-from", help="a best.pt/last.pt of a smaller variant to grow into --variant")
     ap.add_argument("--zoom-out-p", type=float, default=0.35,
                     help="share of training views pasted smaller on their own blurred surroundings")
-    ap.add_argument("--zoom-canvas", choices=("reflect", "replicate", "photo"), default="reflect",
+    ap.add_argument("--zoom-canvas", choices=("reflect", "replicate"), default="reflect",
                     help="how a zoom-out's surroundings grow from the crop's edges: mirrored "
-                         "(shows copies of the subject labelled background), edge pixels repeated, "
-                         "or another training photo, blurred")
+                         "(shows copies of the subject labelled background) or edge pixels repeated")
     ap.add_argument("--crop-area", type=float, nargs=2, default=(0.6, 1.0), metavar=("LO", "HI"),
                     help="random resized crop: share of the photo's area kept")
     ap.add_argument("--bg-weight", type=float, default=1.0,
@@ -185,6 +184,10 @@ def main():
         print(line, flush=True)
         logf.write(line + "\n")
 
+    def augment():
+        """The training views' settings for TrainBatches (read when used: --resume restores the run's)."""
+        return dict(zoom_out_p=a.zoom_out_p, zoom_canvas=a.zoom_canvas, scale=tuple(a.crop_area))
+
     train, val = load_split("train"), load_split("val")
     val_gts = [val.pair(k)[1] for k in range(len(val))]
     steps_per_epoch = len(train) // a.batch
@@ -221,9 +224,7 @@ def main():
         if a.init:
             from export_subject import load_exported_weights
             load_exported_weights(model, a.init)
-            calibrate_from_export(model, iter(TrainBatches(train, a.batch, a.size, seed=a.seed + 10**9,
-                                                           zoom_out_p=a.zoom_out_p, zoom_canvas=a.zoom_canvas,
-                                                           scale=tuple(a.crop_area))),
+            calibrate_from_export(model, iter(TrainBatches(train, a.batch, a.size, seed=a.seed + 10**9, **augment())),
                                   a.bg_weight, log)
         if a.person_init:
             from subject_model import load_person_encoder
@@ -247,8 +248,7 @@ def main():
     log(f"start: step {start_step}/{total_steps} ({steps_per_epoch} steps/epoch), "
         f"variant {a.variant}, {2 * count_macs(SubjectNet(a.variant), a.size) / 1e9:.3f} GFLOP at {a.size}, commit {git_commit()}, "
         f"args {vars(a)}")
-    batches = iter(TrainBatches(train, a.batch, a.size, seed=a.seed + start_step, zoom_out_p=a.zoom_out_p,
-                                zoom_canvas=a.zoom_canvas, scale=tuple(a.crop_area)))
+    batches = iter(TrainBatches(train, a.batch, a.size, seed=a.seed + start_step, **augment()))
     model.train()
     t_start = time.time()
     t_ckpt = time.time()
