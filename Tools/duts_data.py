@@ -90,7 +90,7 @@ def load_split(name: str, use_cache: bool = True) -> Split:
     mask = np.concatenate([masks[k].reshape(-1) for k in keys])
     if use_cache:
         CACHE_DIR.mkdir(parents=True, exist_ok=True)
-        tmp = cache.with_suffix(".tmp.npz")
+        tmp = cache.with_suffix(f".{os.getpid()}.tmp.npz")  # runs started together each write their own
         np.savez(tmp, keys=np.array(keys), shapes=shapes, rgb=rgb, mask=mask, offsets=offsets)
         os.replace(tmp, cache)
     return Split(keys, shapes, rgb, mask, offsets)

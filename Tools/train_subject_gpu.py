@@ -53,6 +53,8 @@ def main():
     ap.add_argument("--ema", type=float, default=0.9995)
     ap.add_argument("--zoom-out-p", type=float, default=0.5)
     ap.add_argument("--zoom-canvas", choices=("reflect", "replicate"), default="reflect")
+    ap.add_argument("--crop-area", type=float, nargs=2, default=(0.6, 1.0), metavar=("LO", "HI"),
+                    help="random resized crop: share of the photo's area kept")
     ap.add_argument("--bg-weight", type=float, default=1.5)
     ap.add_argument("--probe-steps", type=int, default=40)
     ap.add_argument("--seed", type=int, default=0)
@@ -97,7 +99,7 @@ def main():
             g["lr"] = lr
         idx = torch.randint(0, len(keys), (a.batch,), device=dev, generator=gen)
         x, y = augment_batch(photos, masks, shapes_t, idx, a.size, gen, zoom_out_p=a.zoom_out_p,
-                             zoom_canvas=a.zoom_canvas)
+                             zoom_canvas=a.zoom_canvas, scale=tuple(a.crop_area))
         with torch.autocast(dev.type, dtype=torch.bfloat16):
             outputs = model(x)
         loss = loss_fn([o.float() for o in outputs], y, a.bg_weight)
