@@ -41,7 +41,8 @@ from training_recipe import EMA, loss_fn, lr_at, param_groups  # noqa: E402
 REPO = Path(__file__).resolve().parent.parent
 # Flags a --resume takes from the checkpoint's run unless given again (the schedule's own numbers,
 # warm-up, base learning rate and length, are in the checkpoint itself).
-RECIPE_ARGS = ("size", "batch", "wd", "ema", "zoom_out_p", "zoom_canvas", "crop_area", "val_size", "val_every", "seed", "bg_weight",
+RECIPE_ARGS = ("size", "batch", "wd", "ema", "zoom_out_p", "zoom_canvas", "crop_area", "val_size", "val_every", "seed",
+               "bg_weight", "edge_weight",
                "init", "person_init", "grow_from", "variant")  # the last four: where the run began
 
 
@@ -64,7 +65,7 @@ def to_tensors(x, y):
     return torch.from_numpy(x).permute(0, 3, 1, 2), torch.from_numpy(y).permute(0, 3, 1, 2)
 
 
-def calibrate_from_export(model: SubjectNet, batches, bg_weight, log, stat_batches=24, head_steps=120,
+def calibrate_from_export(model: SubjectNet, batches, loss_of, log, stat_batches=24, head_steps=120,
                           head_lr=1e-2):
     """Makes a model loaded from an exported file (export_subject.load_exported_weights) trainable
     without changing what it computes. The file has BatchNorm folded into the convolutions, so each
@@ -118,7 +119,7 @@ def calibrate_from_export(model: SubjectNet, batches, bg_weight, log, stat_batch
     opt = torch.optim.Adam(params, lr=head_lr)
     for step in range(head_steps):
         x, y = to_tensors(*next(batches))
-        loss = loss_fn(model(x)[1:], y, bg_weight)
+        loss = loss_of(model(x)[1:], y)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
@@ -147,6 +148,8 @@ def main():
                     help="random resized crop: share of the photo's area kept")
     ap.add_argument("--bg-weight", type=float, default=1.0,
                     help="BCE weight of background pixels (> 1 costs false foreground more)")
+    ap.add_argument("--edge-weight", type=float, default=0.0,
+                    help="weight pixels near the outline up to 1 + this (F3Net's structure loss: 5); 0 = plain")
     ap.add_argument("--size", type=int, default=256)
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--lr", type=float, default=2e-3)
@@ -188,6 +191,10 @@ def main():
         """The training views' settings for TrainBatches (read when used: --resume restores the run's)."""
         return dict(zoom_out_p=a.zoom_out_p, zoom_canvas=a.zoom_canvas, scale=tuple(a.crop_area))
 
+    def recipe_loss(outputs, target):
+        """The training loss with the run's weights (read when used: --resume restores the run's)."""
+        return loss_fn(outputs, target, a.bg_weight, a.edge_weight)
+
     train, val = load_split("train"), load_split("val")
     val_gts = [val.pair(k)[1] for k in range(len(val))]
     steps_per_epoch = len(train) // a.batch
@@ -225,7 +232,7 @@ def main():
             from export_subject import load_exported_weights
             load_exported_weights(model, a.init)
             calibrate_from_export(model, iter(TrainBatches(train, a.batch, a.size, seed=a.seed + 10**9, **augment())),
-                                  a.bg_weight, log)
+                                  recipe_loss, log)
         if a.person_init:
             from subject_model import load_person_encoder
             log(f"person init: {load_person_encoder(model, a.person_init)}")
@@ -262,7 +269,7 @@ def main():
         x, y = next(batches)
         wait_win += time.time() - t0
         xt, yt = to_tensors(x, y)
-        loss = loss_fn(model(xt), yt, a.bg_weight)
+        loss = recipe_loss(model(xt), yt)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()

@@ -56,6 +56,7 @@ def main():
     ap.add_argument("--crop-area", type=float, nargs=2, default=(0.6, 1.0), metavar=("LO", "HI"),
                     help="random resized crop: share of the photo's area kept")
     ap.add_argument("--bg-weight", type=float, default=1.5)
+    ap.add_argument("--edge-weight", type=float, default=0.0, help="outline emphasis of the loss (0 = plain)")
     ap.add_argument("--probe-steps", type=int, default=40)
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args()
@@ -102,7 +103,7 @@ def main():
                              zoom_canvas=a.zoom_canvas, scale=tuple(a.crop_area))
         with torch.autocast(dev.type, dtype=torch.bfloat16):
             outputs = model(x)
-        loss = loss_fn([o.float() for o in outputs], y, a.bg_weight)
+        loss = loss_fn([o.float() for o in outputs], y, a.bg_weight, a.edge_weight)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
