@@ -6,11 +6,13 @@ decodes a whole split once into uint8 arrays (DUTS-TR at 256 px is ~2 GB) and ca
 one flat `.npy` per split under the ignored `Tools/.cache/duts/` so a restart loads in seconds.
 
 Augmentation (training only), tuned for the validation set's smaller objects:
-- random resized crop with mild scale (area 0.6-1 of the photo) and mild aspect jitter, stretched
-  to the square model input (the runtime stretches the whole photo, so training does too);
-- zoom-out: the photo pasted smaller on a blurred canvas grown from its own edges, either
-  reflected outwards (`zoom_canvas="reflect"`, which shows mirror copies of the subject labelled
-  background) or with the edge pixels repeated outwards (`"replicate"`, no copies);
+- random resized crop with mild scale (area 0.8-1 of the photo by default: the 256-px shards make
+  every smaller crop an enlargement, and 0.6-1 did measurably worse, TRAINING.md run `xxc2`) and
+  mild aspect jitter, stretched to the square model input (the runtime stretches the whole photo,
+  so training does too);
+- zoom-out (half the views by default): the photo pasted smaller on a blurred canvas grown from its
+  own edges, either with the edge pixels repeated outwards (`zoom_canvas="replicate"`, the default)
+  or reflected outwards (`"reflect"`, which shows mirror copies of the subject labelled background);
 - horizontal flip; mild brightness / contrast / saturation jitter.
 Tools/gpu_augment.py makes the same views as tensor code for the GPU trainer: change both together.
 """
@@ -115,8 +117,8 @@ ZOOM_CANVASES = {"reflect": cv2.BORDER_REFLECT_101, "replicate": cv2.BORDER_REPL
 class Augmenter:
     """Random training views of one pair at `size` x `size` (uint8 photo, float mask)."""
 
-    def __init__(self, size=256, scale=(0.6, 1.0), aspect=(0.8, 1.25), zoom_out_p=0.35,
-                 zoom_out=(0.45, 0.9), flip_p=0.5, zoom_canvas="reflect"):
+    def __init__(self, size=256, scale=(0.8, 1.0), aspect=(0.8, 1.25), zoom_out_p=0.5,
+                 zoom_out=(0.45, 0.9), flip_p=0.5, zoom_canvas="replicate"):
         if zoom_canvas not in ZOOM_CANVASES:
             raise ValueError(f"zoom_canvas must be one of {sorted(ZOOM_CANVASES)}, not {zoom_canvas!r}")
         self.size, self.scale, self.aspect = size, scale, aspect

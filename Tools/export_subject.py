@@ -67,13 +67,12 @@ def load_checkpoint(path, which):
 
 def exported_variant(path) -> str:
     """The SubjectNet variant an exported file holds, from its convolution weights' shapes."""
-    from safetensors import safe_open
-    with safe_open(str(path), "numpy") as f:
-        shapes = {}
-        for k in f.keys():
-            if k.endswith(".weight"):
-                o, h, w, i = f.get_slice(k).get_shape()  # OHWI
-                shapes[k.removeprefix("net.")] = (o, i, h, w)
+    from liftgraph_ref import read_safetensors
+    shapes = {}
+    for k, v in read_safetensors(path)[0].items():
+        if k.endswith(".weight"):
+            o, h, w, i = v.shape  # OHWI
+            shapes[k.removeprefix("net.")] = (o, i, h, w)
     return variant_of(shapes)
 
 
@@ -83,8 +82,8 @@ def load_exported_weights(model: SubjectNet, path) -> int:
     `NAME.bias` goes into the conv at module path NAME; when that conv is followed by a BatchNorm
     (ConvBNAct `X.0`, `X.1`) the bias becomes the BN shift and the BN an identity. Convs that are
     not in the file (the training-only side heads) keep their values. Returns the number loaded."""
-    from safetensors.numpy import load_file
-    tensors = {k.removeprefix("net."): v for k, v in load_file(str(path)).items()}  # Probability.net
+    from liftgraph_ref import read_safetensors  # numpy only: runs where the safetensors package is absent
+    tensors = {k.removeprefix("net."): v for k, v in read_safetensors(path)[0].items()}  # Probability.net
     modules = dict(model.named_modules())
     loaded = 0
     for name, conv in modules.items():

@@ -4,10 +4,10 @@ duts_data.color_jitter, rewritten as tensor operations so a lent GPU is not star
 Input: the whole pack on the device (uint8 photos (N, S, S, 3) and masks (N, S, S), each pair at
 the top-left of its slot, `shapes` (N, 2) = h, w). Output: float photos (B, 3, size, size) in
 [0, 1] (channels_last) and masks (B, 1, size, size) in [0, 1]. Per view:
-- random resized crop: area 0.6-1 of the pair, aspect jitter 0.8-1.25, stretched to the square;
+- random resized crop: area 0.8-1 of the pair (`scale`), aspect jitter 0.8-1.25, stretched to the square;
 - zoom-out (probability `zoom_out_p`): the crop shrunk by 0.45-0.9 to a random place, the canvas
-  around it the crop reflected outwards (`zoom_canvas="reflect"`) or its edge pixels repeated
-  (`"replicate"`), Gaussian-blurred (sigma 2-6 % of the output side);
+  around it the crop's edge pixels repeated (`zoom_canvas="replicate"`) or the crop reflected
+  outwards (`"reflect"`), Gaussian-blurred (sigma 2-6 % of the output side);
 - horizontal flip (1/2); brightness, contrast and saturation jitter (+-20 %).
 Sampling is bilinear without antialiasing, as the runtime's preprocessing is.
 """
@@ -41,9 +41,9 @@ def _gaussian_blur(x: torch.Tensor, sigma: torch.Tensor) -> torch.Tensor:
 
 
 def augment_batch(photos: torch.Tensor, masks: torch.Tensor, shapes: torch.Tensor, idx: torch.Tensor,
-                  size: int, generator: torch.Generator, zoom_out_p: float = 0.35,
-                  scale=(0.6, 1.0), aspect=(0.8, 1.25), zoom_out=(0.45, 0.9), jitter: float = 0.2,
-                  zoom_canvas: str = "reflect"):
+                  size: int, generator: torch.Generator, zoom_out_p: float = 0.5,
+                  scale=(0.8, 1.0), aspect=(0.8, 1.25), zoom_out=(0.45, 0.9), jitter: float = 0.2,
+                  zoom_canvas: str = "replicate"):
     """Random training views of pairs `idx` (see the module doc). All tensors on one device."""
     dev = photos.device
     b = idx.numel()

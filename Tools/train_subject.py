@@ -14,7 +14,7 @@ Start:    OMP_WAIT_POLICY=PASSIVE nohup nice -n 10 /work/venv/bin/python Tools/t
 Resume:   ... Tools/train_subject.py --resume Tools/checkpoints/subject/last.pt
 Continue from shipped weights (full checkpoint gone): --init Weights/subject.safetensors
   (BatchNorm re-expressed from measured statistics and the side heads refitted first, see
-  calibrate_from_export)
+  training_recipe.calibrate_from_export)
 Grow a trained model into a larger variant (exactly the same outputs at the start, see
 subject_model.grow): --variant m --grow-from Tools/checkpoints/person/best.pt
 """
@@ -30,13 +30,12 @@ import time
 from pathlib import Path
 
 import torch
-import torch.nn as nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from duts_data import TrainBatches, load_split  # noqa: E402
 from eval_subject import cut_mae, predict_torch, sod_metrics  # noqa: E402
 from subject_model import SubjectNet, count_macs, grow, variant_of  # noqa: E402
-from training_recipe import EMA, loss_fn, lr_at, param_groups  # noqa: E402
+from training_recipe import EMA, calibrate_from_export, loss_fn, lr_at, param_groups  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 # Flags a --resume takes from the checkpoint's run unless given again (the schedule's own numbers,
@@ -65,71 +64,6 @@ def to_tensors(x, y):
     return torch.from_numpy(x).permute(0, 3, 1, 2), torch.from_numpy(y).permute(0, 3, 1, 2)
 
 
-def calibrate_from_export(model: SubjectNet, batches, loss_of, log, stat_batches=24, head_steps=120,
-                          head_lr=1e-2):
-    """Makes a model loaded from an exported file (export_subject.load_exported_weights) trainable
-    without changing what it computes. The file has BatchNorm folded into the convolutions, so each
-    BN is an identity in eval mode; in train mode it would normalise by batch statistics and change
-    the network. So: measure each BN input's per-channel mean m and variance v over `stat_batches`
-    training batches and set running statistics (m, v), scale sqrt(v + eps), shift += m (the same
-    eval-mode function; in train mode the batch statistics now cancel). The file also lacks the
-    training-only side heads: fit them alone (the rest frozen, BN in eval mode) for `head_steps`."""
-    bns = [m for m in model.modules() if isinstance(m, nn.BatchNorm2d)]
-    if any(bn.running_mean.abs().max() > 0 or (bn.weight != 1).any() for bn in bns):
-        raise ValueError("calibrate_from_export expects the identity BatchNorms of load_exported_weights")
-    sums = {}
-
-    def measure(bn, inputs):
-        x = inputs[0].detach().double()
-        n, s1, s2 = sums.get(bn, (0, 0.0, 0.0))
-        sums[bn] = (n + x.numel() // x.shape[1], s1 + x.sum((0, 2, 3)), s2 + (x * x).sum((0, 2, 3)))
-
-    hooks = [bn.register_forward_pre_hook(measure) for bn in bns]
-    model.eval()
-    probe = to_tensors(*next(batches))[0]
-    with torch.no_grad():
-        before = model(probe)
-        for _ in range(stat_batches):
-            model(to_tensors(*next(batches))[0])
-    for h in hooks:
-        h.remove()
-    with torch.no_grad():
-        for bn in bns:
-            n, s1, s2 = sums[bn]
-            mean = s1 / n
-            var = (s2 / n - mean * mean).clamp_min(0)
-            bn.running_mean.copy_(mean)
-            bn.running_var.copy_(var)
-            bn.weight.copy_(torch.sqrt(var + bn.eps))
-            bn.bias.add_(mean)
-        eval_delta = (model(probe) - before).abs().max().item()
-        model.train()
-        train_delta = (torch.sigmoid(model(probe)[0]) - torch.sigmoid(before)).abs().mean().item()
-    log(f"init: {len(bns)} BatchNorms re-expressed from {stat_batches} batches; eval logits max |delta| "
-        f"{eval_delta:.1e}, train-mode probability mean |delta| {train_delta:.4f}")
-
-    heads = [model.context_side, model.dec16.side, model.dec8.side, model.dec4.side]
-    params = [p for h in heads for p in h.parameters()]
-    for p in model.parameters():
-        p.requires_grad_(False)
-    for p in params:
-        p.requires_grad_(True)
-    for bn in bns:
-        bn.eval()
-    opt = torch.optim.Adam(params, lr=head_lr)
-    for step in range(head_steps):
-        x, y = to_tensors(*next(batches))
-        loss = loss_of(model(x)[1:], y)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        if step == 0 or step == head_steps - 1:
-            log(f"init: side heads step {step + 1}/{head_steps} side loss {loss.item():.4f}")
-    for p in model.parameters():
-        p.requires_grad_(True)
-    model.train()
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", help="checkpoint folder (default: the --resume checkpoint's folder, "
@@ -139,14 +73,14 @@ def main():
     ap.add_argument("--person-init", help="person model .safetensors to initialise the encoder")
     ap.add_argument("--variant", default="s", help="network size (subject_model.VARIANTS)")
     ap.add_argument("--grow-from", help="a best.pt/last.pt of a smaller variant to grow into --variant")
-    ap.add_argument("--zoom-out-p", type=float, default=0.35,
+    ap.add_argument("--zoom-out-p", type=float, default=0.5,
                     help="share of training views pasted smaller on their own blurred surroundings")
-    ap.add_argument("--zoom-canvas", choices=("reflect", "replicate"), default="reflect",
+    ap.add_argument("--zoom-canvas", choices=("reflect", "replicate"), default="replicate",
                     help="how a zoom-out's surroundings grow from the crop's edges: mirrored "
                          "(shows copies of the subject labelled background) or edge pixels repeated")
-    ap.add_argument("--crop-area", type=float, nargs=2, default=(0.6, 1.0), metavar=("LO", "HI"),
+    ap.add_argument("--crop-area", type=float, nargs=2, default=(0.8, 1.0), metavar=("LO", "HI"),
                     help="random resized crop: share of the photo's area kept")
-    ap.add_argument("--bg-weight", type=float, default=1.0,
+    ap.add_argument("--bg-weight", type=float, default=2.0,
                     help="BCE weight of background pixels (> 1 costs false foreground more)")
     ap.add_argument("--edge-weight", type=float, default=0.0,
                     help="weight pixels near the outline up to 1 + this (F3Net's structure loss: 5); 0 = plain")
@@ -231,7 +165,8 @@ def main():
         if a.init:
             from export_subject import load_exported_weights
             load_exported_weights(model, a.init)
-            calibrate_from_export(model, iter(TrainBatches(train, a.batch, a.size, seed=a.seed + 10**9, **augment())),
+            views = TrainBatches(train, a.batch, a.size, seed=a.seed + 10**9, **augment())
+            calibrate_from_export(model, (to_tensors(x, y) for x, y in views),
                                   recipe_loss, log)
         if a.person_init:
             from subject_model import load_person_encoder

@@ -21,6 +21,7 @@ Smoke test here (CPU, a few steps):
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 import time
@@ -31,8 +32,9 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gpu_augment import augment_batch  # noqa: E402
 from pack_duts import load_pack  # noqa: E402
+from export_subject import exported_variant, load_exported_weights  # noqa: E402
 from subject_model import SubjectNet, grow, variant_of  # noqa: E402
-from training_recipe import EMA, loss_fn, lr_at, param_groups  # noqa: E402
+from training_recipe import EMA, calibrate_from_export, loss_fn, lr_at, param_groups  # noqa: E402
 
 SNAPSHOTS = (0.5, 0.75, 0.9, 1.0)
 
@@ -40,7 +42,8 @@ SNAPSHOTS = (0.5, 0.75, 0.9, 1.0)
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--pack", nargs="+", required=True, help="pack root(s) or part folder(s)")
-    ap.add_argument("--init", help="starting weights: a .pt with an 'ema' state dict (init.pt, best.pt)")
+    ap.add_argument("--init", help="starting weights: a .pt with an 'ema' state dict (init.pt, best.pt), or "
+                                   "an exported .safetensors (Weights/subject.safetensors, made trainable here)")
     ap.add_argument("--variant", help="network size; default the --init weights' (grown if larger)")
     ap.add_argument("--out", default="gpu-out")
     ap.add_argument("--device", default="cuda")
@@ -52,10 +55,10 @@ def main():
     ap.add_argument("--warmup", type=float, default=0.03, help="share of the steps spent warming up")
     ap.add_argument("--ema", type=float, default=0.9995)
     ap.add_argument("--zoom-out-p", type=float, default=0.5)
-    ap.add_argument("--zoom-canvas", choices=("reflect", "replicate"), default="reflect")
-    ap.add_argument("--crop-area", type=float, nargs=2, default=(0.6, 1.0), metavar=("LO", "HI"),
+    ap.add_argument("--zoom-canvas", choices=("reflect", "replicate"), default="replicate")
+    ap.add_argument("--crop-area", type=float, nargs=2, default=(0.8, 1.0), metavar=("LO", "HI"),
                     help="random resized crop: share of the photo's area kept")
-    ap.add_argument("--bg-weight", type=float, default=1.5)
+    ap.add_argument("--bg-weight", type=float, default=2.0)
     ap.add_argument("--edge-weight", type=float, default=0.0, help="outline emphasis of the loss (0 = plain)")
     ap.add_argument("--probe-steps", type=int, default=40)
     ap.add_argument("--seed", type=int, default=0)
@@ -79,7 +82,23 @@ def main():
     masks = torch.from_numpy(masks).to(dev)
     shapes_t = torch.from_numpy(shapes).to(dev)
 
-    if a.init:
+    def views(n):
+        """A batch of n training views (photos, masks) on the device."""
+        idx = torch.randint(0, len(keys), (n,), device=dev, generator=gen)
+        return augment_batch(photos, masks, shapes_t, idx, a.size, gen, zoom_out_p=a.zoom_out_p,
+                             zoom_canvas=a.zoom_canvas, scale=tuple(a.crop_area))
+
+    gen = torch.Generator(device=dev)
+    gen.manual_seed(a.seed)
+    if a.init and a.init.endswith(".safetensors"):
+        model = SubjectNet(exported_variant(a.init))
+        load_exported_weights(model, a.init)
+        model = model.to(dev, memory_format=torch.channels_last)
+        calibrate_from_export(model, (views(a.batch) for _ in itertools.count()),
+                              lambda outputs, t: loss_fn(outputs, t, a.bg_weight, a.edge_weight), log)
+        if a.variant and a.variant != model.variant:
+            model = grow(model.cpu(), a.variant)
+    elif a.init:
         ckpt = torch.load(a.init, map_location="cpu", weights_only=False)
         weights = {k: v.float() if v.is_floating_point() else v for k, v in ckpt["ema"].items()}
         model = SubjectNet(variant_of(weights))
@@ -91,16 +110,12 @@ def main():
     model = model.to(dev, memory_format=torch.channels_last).train()
     ema = EMA(model, a.ema, ramp=not a.init)
     opt = torch.optim.AdamW(param_groups(model, a.wd), lr=a.lr, betas=(0.9, 0.999), fused=cuda)
-    gen = torch.Generator(device=dev)
-    gen.manual_seed(a.seed)
     log(f"model {model.variant}, init {a.init}, batch {a.batch} at {a.size}^2, peak lr {a.lr}")
 
     def train_step(step, lr):
         for g in opt.param_groups:
             g["lr"] = lr
-        idx = torch.randint(0, len(keys), (a.batch,), device=dev, generator=gen)
-        x, y = augment_batch(photos, masks, shapes_t, idx, a.size, gen, zoom_out_p=a.zoom_out_p,
-                             zoom_canvas=a.zoom_canvas, scale=tuple(a.crop_area))
+        x, y = views(a.batch)
         with torch.autocast(dev.type, dtype=torch.bfloat16):
             outputs = model(x)
         loss = loss_fn([o.float() for o in outputs], y, a.bg_weight, a.edge_weight)

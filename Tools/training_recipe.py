@@ -1,12 +1,13 @@
 """The training recipe both trainers share (Tools/train_subject.py on this machine's CPU,
 Tools/train_subject_gpu.py on a lent GPU): the loss, the learning-rate schedule, the EMA of the
-weights and the weight-decay groups. Imports only torch, so it runs where py_sod_metrics is absent."""
+weights, the weight-decay groups, and making an exported (BN-folded) file trainable again. Imports only torch, so it runs where py_sod_metrics is absent."""
 from __future__ import annotations
 
 import copy
 import math
 
 import torch
+import torch.nn as nn
 import torch.nn.functional as F
 
 
@@ -90,3 +91,69 @@ def param_groups(model, wd):
     for name, p in model.named_parameters():
         (decay if p.ndim == 4 else no_decay).append(p)
     return [{"params": decay, "weight_decay": wd}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+def calibrate_from_export(model, batches, loss_of, log, stat_batches=24, head_steps=120,
+                          head_lr=1e-2):
+    """Makes a model loaded from an exported file (export_subject.load_exported_weights) trainable
+    without changing what it computes. The file has BatchNorm folded into the convolutions, so each
+    BN is an identity in eval mode; in train mode it would normalise by batch statistics and change
+    the network. So: measure each BN input's per-channel mean m and variance v over `stat_batches`
+    training batches and set running statistics (m, v), scale sqrt(v + eps), shift += m (the same
+    eval-mode function; in train mode the batch statistics now cancel). The file also lacks the
+    training-only side heads: fit them alone (the rest frozen, BN in eval mode) for `head_steps`.
+    `batches` yields (photos, masks) NCHW tensors on the model's device; `loss_of(outputs, masks)`."""
+    bns = [m for m in model.modules() if isinstance(m, nn.BatchNorm2d)]
+    if any(bn.running_mean.abs().max() > 0 or (bn.weight != 1).any() for bn in bns):
+        raise ValueError("calibrate_from_export expects the identity BatchNorms of load_exported_weights")
+    sums = {}
+
+    def measure(bn, inputs):
+        x = inputs[0].detach().double()
+        n, s1, s2 = sums.get(bn, (0, 0.0, 0.0))
+        sums[bn] = (n + x.numel() // x.shape[1], s1 + x.sum((0, 2, 3)), s2 + (x * x).sum((0, 2, 3)))
+
+    hooks = [bn.register_forward_pre_hook(measure) for bn in bns]
+    model.eval()
+    probe = next(batches)[0]
+    with torch.no_grad():
+        before = model(probe)
+        for _ in range(stat_batches):
+            model(next(batches)[0])
+    for h in hooks:
+        h.remove()
+    with torch.no_grad():
+        for bn in bns:
+            n, s1, s2 = sums[bn]
+            mean = s1 / n
+            var = (s2 / n - mean * mean).clamp_min(0)
+            bn.running_mean.copy_(mean)
+            bn.running_var.copy_(var)
+            bn.weight.copy_(torch.sqrt(var + bn.eps))
+            bn.bias.add_(mean)
+        eval_delta = (model(probe) - before).abs().max().item()
+        model.train()
+        train_delta = (torch.sigmoid(model(probe)[0]) - torch.sigmoid(before)).abs().mean().item()
+    log(f"init: {len(bns)} BatchNorms re-expressed from {stat_batches} batches; eval logits max |delta| "
+        f"{eval_delta:.1e}, train-mode probability mean |delta| {train_delta:.4f}")
+
+    heads = [model.context_side, model.dec16.side, model.dec8.side, model.dec4.side]
+    params = [p for h in heads for p in h.parameters()]
+    for p in model.parameters():
+        p.requires_grad_(False)
+    for p in params:
+        p.requires_grad_(True)
+    for bn in bns:
+        bn.eval()
+    opt = torch.optim.Adam(params, lr=head_lr)
+    for step in range(head_steps):
+        x, y = next(batches)
+        loss = loss_of(model(x)[1:], y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        if step == 0 or step == head_steps - 1:
+            log(f"init: side heads step {step + 1}/{head_steps} side loss {loss.item():.4f}")
+    for p in model.parameters():
+        p.requires_grad_(True)
+    model.train()
