@@ -65,25 +65,36 @@ def load_checkpoint(path, which):
     return model.eval(), ckpt
 
 
-def exported_variant(path) -> str:
-    """The SubjectNet variant an exported file holds, from its convolution weights' shapes."""
+def read_exported(path) -> dict:
+    """An exported file's tensors (float32 numpy, convolution weights OHWI) by SubjectNet module
+    path. numpy only, so it runs where the safetensors package is absent (a lent GPU machine)."""
     from liftgraph_ref import read_safetensors
+    return {k.removeprefix("net."): v for k, v in read_safetensors(path)[0].items()}  # Probability.net
+
+
+def load_exported(path) -> SubjectNet:
+    """A SubjectNet of the variant an exported file holds (told by its convolution weights' shapes),
+    with the file loaded as `load_exported_weights` does; the file is read once."""
+    tensors = read_exported(path)
     shapes = {}
-    for k, v in read_safetensors(path)[0].items():
+    for k, v in tensors.items():
         if k.endswith(".weight"):
             o, h, w, i = v.shape  # OHWI
-            shapes[k.removeprefix("net.")] = (o, i, h, w)
-    return variant_of(shapes)
+            shapes[k] = (o, i, h, w)
+    model = SubjectNet(variant_of(shapes))
+    load_exported_weights(model, path, tensors)
+    return model
 
 
 @torch.no_grad()
-def load_exported_weights(model: SubjectNet, path) -> int:
+def load_exported_weights(model: SubjectNet, path, tensors: dict | None = None) -> int:
     """Loads an exported (BN-folded) file into `model`: each exported conv `NAME.weight` (OHWI) and
     `NAME.bias` goes into the conv at module path NAME; when that conv is followed by a BatchNorm
     (ConvBNAct `X.0`, `X.1`) the bias becomes the BN shift and the BN an identity. Convs that are
-    not in the file (the training-only side heads) keep their values. Returns the number loaded."""
-    from liftgraph_ref import read_safetensors  # numpy only: runs where the safetensors package is absent
-    tensors = {k.removeprefix("net."): v for k, v in read_safetensors(path)[0].items()}  # Probability.net
+    not in the file (the training-only side heads) keep their values. `tensors`: the file's
+    `read_exported`, when already read. Returns the number loaded."""
+    if tensors is None:
+        tensors = read_exported(path)
     modules = dict(model.named_modules())
     loaded = 0
     for name, conv in modules.items():

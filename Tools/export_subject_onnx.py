@@ -32,8 +32,7 @@ from safetensors import safe_open
 TOOLS = Path(__file__).resolve().parent
 REPO = TOOLS.parent
 sys.path.insert(0, str(TOOLS))
-from export_subject import Probability, exported_variant, load_exported_weights  # noqa: E402
-from subject_model import SubjectNet  # noqa: E402
+from export_subject import Probability, load_exported  # noqa: E402
 
 TOLERANCE = 1e-4
 
@@ -61,8 +60,7 @@ def main() -> None:
     torch.set_num_threads(1)
     size = args.size or input_size(args.weights)
 
-    net = SubjectNet(exported_variant(args.weights))
-    loaded = load_exported_weights(net, args.weights)
+    net = load_exported(args.weights)
     model = Probability(net.eval()).eval()
     x = torch.rand(1, 3, size, size, generator=torch.Generator().manual_seed(args.seed))
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -72,7 +70,7 @@ def main() -> None:
                           opset_version=17, dynamo=False)
         expected = model(x).numpy()
     tmp.replace(args.out)
-    print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.2f} MB): {loaded} convolutions from {args.weights}, "
+    print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.2f} MB): variant {net.variant} from {args.weights}, "
           f"input [1, 3, {size}, {size}]")
 
     session = ort.InferenceSession(str(args.out), providers=["CPUExecutionProvider"])

@@ -22,12 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 def folded_state(path):
     """The state dict of a SubjectNet holding an exported (BN-folded) file."""
-    from export_subject import exported_variant, load_exported_weights
-    from subject_model import SubjectNet
-    model = SubjectNet(exported_variant(path))
-    with torch.no_grad():
-        load_exported_weights(model, path)
-    return model.state_dict()
+    from export_subject import load_exported
+    return load_exported(path).state_dict()
 
 
 def main():

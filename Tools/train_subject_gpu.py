@@ -32,7 +32,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gpu_augment import augment_batch  # noqa: E402
 from pack_duts import load_pack  # noqa: E402
-from export_subject import exported_variant, load_exported_weights  # noqa: E402
+from export_subject import load_exported  # noqa: E402
 from subject_model import SubjectNet, grow, variant_of  # noqa: E402
 from training_recipe import EMA, calibrate_from_export, loss_fn, lr_at, param_groups  # noqa: E402
 
@@ -91,9 +91,7 @@ def main():
     gen = torch.Generator(device=dev)
     gen.manual_seed(a.seed)
     if a.init and a.init.endswith(".safetensors"):
-        model = SubjectNet(exported_variant(a.init))
-        load_exported_weights(model, a.init)
-        model = model.to(dev, memory_format=torch.channels_last)
+        model = load_exported(a.init).to(dev, memory_format=torch.channels_last)
         calibrate_from_export(model, (views(a.batch) for _ in itertools.count()),
                               lambda outputs, t: loss_fn(outputs, t, a.bg_weight, a.edge_weight), log)
         if a.variant and a.variant != model.variant:
