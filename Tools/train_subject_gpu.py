@@ -112,7 +112,7 @@ def main():
 
     def train_step(step, lr):
         for g in opt.param_groups:
-            g["lr"] = lr
+            g["lr"] = lr * g.get("lr_scale", 1.0)
         x, y = views(a.batch)
         with torch.autocast(dev.type, dtype=torch.bfloat16):
             outputs = model(x)

@@ -88,12 +88,17 @@ class EMA:
                 eb.copy_(b)
 
 
-def param_groups(model, wd):
-    """AdamW groups: weight decay `wd` on convolution kernels only (not on biases or BN affines)."""
-    decay, no_decay = [], []
+def param_groups(model, wd, encoder_lr_scale=1.0):
+    """AdamW groups: weight decay `wd` on convolution kernels only (not on biases or BN affines).
+    With `encoder_lr_scale` != 1 the encoder's parameters form their own groups whose `lr_scale`
+    (which the trainers multiply the schedule's rate by) is that factor: a pretrained encoder learns
+    slower than a new decoder."""
+    groups = {}
     for name, p in model.named_parameters():
-        (decay if p.ndim == 4 else no_decay).append(p)
-    return [{"params": decay, "weight_decay": wd}, {"params": no_decay, "weight_decay": 0.0}]
+        scale = encoder_lr_scale if name.startswith("encoder.") else 1.0
+        groups.setdefault((scale, p.ndim == 4), []).append(p)
+    return [{"params": ps, "weight_decay": wd if kernel else 0.0, "lr_scale": scale}
+            for (scale, kernel), ps in sorted(groups.items(), key=lambda kv: (-kv[0][0], not kv[0][1]))]
 
 
 def calibrate_from_export(model, batches, loss_of, log, stat_batches=24, head_steps=120,
