@@ -122,8 +122,15 @@ import TestSupport
         let metadata = try #require(header["__metadata__"]?.objectValue)
         let graph = try #require(metadata["lift.graph"]?.stringValue)
         let nodes = try #require(try JSONParser.parse(Array(graph.utf8)).get().objectValue?["nodes"]?.arrayValue)
-        #expect(nodes.count > 100)
-        #expect(header.count > 100)
+        #expect(nodes.count > 50, "a U-Net of dozens of layers")
+        // Every tensor the header lists is a weight some node names, and every named weight is listed.
+        var named = Set<String>()
+        for node in nodes {
+            for (_, tensor) in node.objectValue?["weights"]?.objectValue ?? [:] {
+                named.insert(try #require(tensor.stringValue))
+            }
+        }
+        #expect(named == Set(header.keys.filter { $0 != "__metadata__" }))
     }
 
     private static let interesting: [UInt8] = Array("{}[],:\"\\0123456789.eE+-tfnu \u{7F}".utf8) + [0x00, 0x1F, 0xC3, 0xFF]
