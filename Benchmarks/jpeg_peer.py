@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """JPEG decode speed: Lift's JPEGDecoder against Pillow (libjpeg-turbo with SIMD), same files, same run.
 
-Usage: /work/venv/bin/python Benchmarks/jpeg_peer.py [--runs N] [--lift PATH-TO-lift-bench]
+Usage: .venv/bin/python Benchmarks/jpeg_peer.py [--runs N] [--lift PATH-TO-lift-bench]
 
 Makes a synthetic 12 MP (4000 x 3000) photo-like picture, saves it as baseline 4:2:0 q90 and
 progressive 4:2:0 q90 JPEGs under /tmp/lift-jpeg-bench/, times Pillow's full decode (open + load +

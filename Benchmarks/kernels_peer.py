@@ -10,9 +10,9 @@ machine is not counted) and wall time for 2 threads.
 Usage (from the repository root, after `swift build -c release --product lift-bench`):
     python3 Benchmarks/kernels_peer.py [--lift .build/release/lift-bench]
         [--filter NAME] [--markdown] [--json]
-Needs numpy, torch, onnx and onnxruntime: the script re-runs itself under `$LIFT_PEER_PYTHON` if set
-(this project's runs use `LIFT_PEER_PYTHON=/work/venv/bin/python`), else under `Benchmarks/.venv`,
-made and filled from `Benchmarks/requirements-peer.txt` on first use (see `Benchmarks/peer_env.py`).
+Needs numpy, torch, onnx and onnxruntime: the script re-runs itself under `$LIFT_PEER_PYTHON` if set,
+else under the repository's `.venv` (made by `Tools/setup-python.sh` from the pinned
+`Tools/requirements.txt`; see `Benchmarks/peer_env.py`).
 """
 import argparse
 import json

@@ -2,7 +2,7 @@
 """Peer timings for `lift-bench mask`: OpenCV connectedComponentsWithStats and scipy.ndimage.label
 on the identical 12 MP mask the Swift side wrote, with ratios against the Swift figures.
 
-Usage: swift run -c release lift-bench mask DIR && /work/venv/bin/python Benchmarks/mask_peer.py DIR
+Usage: swift run -c release lift-bench mask DIR && .venv/bin/python Benchmarks/mask_peer.py DIR
 """
 import json
 import sys

@@ -7,7 +7,7 @@ so the edge wanders like an imperfect model's), and writes, per sample: KEY.ppm 
 KEY.map (`MAPF W H\\n` + little-endian float32). Lift then upsamples and refines the map to the photo
 and compares both with the ground truth.
 
-Usage: /work/venv/bin/python Benchmarks/mask_quality.py OUT_DIR [COUNT] [JITTER]
+Usage: .venv/bin/python Benchmarks/mask_quality.py OUT_DIR [COUNT] [JITTER]
        swift run -c release lift-bench mask-quality OUT_DIR
 """
 import io

@@ -9,9 +9,9 @@ ONNX model. Prints one JSON line: {"runtime", "threads", "runs", "median_ms", "m
 of the work and does not count time the thread spent preempted); with
 --output, writes the first output as raw NHWC float32 for a parity check.
 
-Runs under `$LIFT_PEER_PYTHON` if set (this project's runs: `/work/venv/bin/python`), else re-runs
-itself under `Benchmarks/.venv` with numpy and onnxruntime installed at the versions pinned in
-`Benchmarks/requirements-peer.txt` (see `Benchmarks/peer_env.py`).
+Runs under `$LIFT_PEER_PYTHON` if set, else re-runs itself under the repository's `.venv` (made by
+`Tools/setup-python.sh` with numpy and onnxruntime at the versions pinned in `Tools/requirements.txt`;
+see `Benchmarks/peer_env.py`).
 """
 from __future__ import annotations
 

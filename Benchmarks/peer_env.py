@@ -2,58 +2,49 @@
 
     import peer_env; peer_env.use_peer_python(["numpy", "onnxruntime"])   # before importing the peers
 
-If `$LIFT_PEER_PYTHON` is set (e.g. `/work/venv/bin/python`, which this project's own runs use), the
-script re-runs itself under that interpreter. Otherwise it re-runs under `Benchmarks/.venv`, which it
-creates first if missing (`python3 -m venv`, then `pip install` of the packages the script names, at
-the versions pinned in `Benchmarks/requirements-peer.txt`, those RESULTS.md was measured with; torch
-is a large download). A later script that needs more packages installs the missing ones.
-`Benchmarks/.venv` is ignored by git. The re-run is marked in `$LIFT_PEER_ENV_ACTIVE`, so it happens once.
+The interpreter is `$LIFT_PEER_PYTHON` when set, else the repository's own environment
+`.venv/bin/python`, found from this file's place (not from the current directory). `Tools/setup-python.sh`
+makes that environment from `Tools/requirements.txt`, the one pinned list for Tools/ and Benchmarks/
+(the peers at the versions RESULTS.md was measured with; torch is a large download). The script
+re-runs itself under that interpreter unless it already runs there; the re-run is marked in
+`$LIFT_PEER_ENV_ACTIVE`, so it happens once. A missing environment or package stops the script with
+what to run, instead of installing anything.
 """
 from __future__ import annotations
 
+import importlib.util
 import os
-import subprocess
 import sys
 from pathlib import Path
 
-BENCHMARKS = Path(__file__).resolve().parent
-VENV = BENCHMARKS / ".venv"
-REQUIREMENTS = BENCHMARKS / "requirements-peer.txt"
+REPO = Path(__file__).resolve().parent.parent
+VENV = REPO / ".venv"
+SETUP = "Tools/setup-python.sh"
 
 
-def _pinned(packages: list[str]) -> list[str]:
-    """`name==version` for each package, from the requirements file."""
-    pins = {}
-    for line in REQUIREMENTS.read_text().splitlines():
-        line = line.split("#")[0].strip()
-        if "==" in line:
-            pins[line.split("==")[0].strip().lower()] = line
-    missing = [name for name in packages if name.lower() not in pins]
+def _check(packages: list[str]) -> None:
+    """Stops with a message naming the packages the running interpreter cannot import."""
+    missing = [name for name in packages if importlib.util.find_spec(name) is None]
     if missing:
-        sys.exit(f"peer_env: {', '.join(missing)} not pinned in {REQUIREMENTS}")
-    return [pins[name.lower()] for name in packages]
-
-
-def _venv_python(packages: list[str]) -> Path:
-    """The virtualenv's interpreter, made when missing, with `packages` installed at their pins."""
-    python = VENV / "bin" / "python"
-    if not python.exists():
-        print(f"peer_env: creating {VENV}", file=sys.stderr)
-        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
-    check = subprocess.run([str(python), "-c", "import importlib.util, sys; sys.exit(any(importlib.util.find_spec(m) is None "
-                            f"for m in {packages!r}))"])
-    if check.returncode != 0:
-        print(f"peer_env: installing {', '.join(_pinned(packages))} into {VENV}", file=sys.stderr)
-        subprocess.run([str(python), "-m", "pip", "install", "--quiet", *_pinned(packages)], check=True)
-    return python
+        sys.exit(f"peer_env: {sys.executable} lacks {', '.join(missing)}: run {SETUP} "
+                 "(or point $LIFT_PEER_PYTHON at an interpreter with Tools/requirements.txt installed)")
 
 
 def use_peer_python(packages: list[str]) -> None:
-    """Re-executes the running script under `$LIFT_PEER_PYTHON`, or else under `Benchmarks/.venv` with
-    `packages` (import names that are also the PyPI names, e.g. "onnxruntime", "torch") installed. Once."""
+    """Re-executes the running script under `$LIFT_PEER_PYTHON`, or else under the repository's
+    `.venv` (made by `Tools/setup-python.sh`), once; then checks that `packages` (import names, e.g.
+    "onnxruntime", "torch") import there."""
     if os.environ.get("LIFT_PEER_ENV_ACTIVE") == "1":
+        _check(packages)
         return
     chosen = os.environ.get("LIFT_PEER_PYTHON")
-    target = chosen if chosen else str(_venv_python(packages))
+    if not chosen:
+        if Path(sys.prefix).resolve() == VENV.resolve():
+            _check(packages)
+            return
+        python = VENV / "bin" / "python"
+        if not python.exists():
+            sys.exit(f"peer_env: no Python environment at {VENV}: run {SETUP} (or set $LIFT_PEER_PYTHON)")
+        chosen = str(python)
     os.environ["LIFT_PEER_ENV_ACTIVE"] = "1"
-    os.execvp(target, [target, *sys.argv])
+    os.execvp(chosen, [chosen, *sys.argv])

@@ -3,11 +3,11 @@
 running MediaPipe Selfie Segmentation on the same committed input, 1 and 2 threads.
 
 Input: `Tests/Fixtures/person/astronaut.rgb` (general model) and `astronaut-wide.rgb` (landscape),
-as `float32(x) * float32(1/255)`; the `.tflite` files come from `Tools/convert_person.py`'s cache.
+as `float32(x) * float32(1/255)`; the `.tflite` files come from `Tools/conversion/convert_person.py`'s cache.
 Prints one line per (model, threads): median and best milliseconds per image over `--runs` runs
 after `--warmup` runs.
 
-Usage: /work/venv/bin/python Benchmarks/person_peer.py [--runs 200] [--warmup 20]
+Usage: .venv/bin/python Benchmarks/person_peer.py [--runs 200] [--warmup 20]
 """
 from __future__ import annotations
 

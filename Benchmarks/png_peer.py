@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """PNG codec benchmark: Lift vs Pillow (libpng/zlib) on the same files in the same run.
 
-Usage: /work/venv/bin/python Benchmarks/png_peer.py [DIR] [REPEATS]
+Usage: .venv/bin/python Benchmarks/png_peer.py [DIR] [REPEATS]
   (build first: swift build -c release --product lift-bench)
 
 Writes three inputs to DIR (default /tmp/lift-png-bench) with Pillow at its default level:

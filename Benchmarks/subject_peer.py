@@ -3,12 +3,12 @@
 Stage by stage what `Benchmarks/pipeline_peer.py` times for U^2-Net-small (Pillow decode, Lanczos
 resize to the model's input, normalisation, onnxruntime, min-max normalisation, Lanczos resize of
 the mask to the photo, `putalpha`, Pillow PNG encode), but with the ONNX export of Lift's shipped
-subject model (`Tools/export_subject_onnx.py`) at the input size and normalisation written in the
+subject model (`Tools/conversion/export_subject_onnx.py`) at the input size and normalisation written in the
 weight file's `lift.input` (256x256, RGB in 0...1). `lift-bench subject` runs it in the same run as
 Lift on the same files; by hand:
 
-    /work/venv/bin/python Tools/export_subject_onnx.py --out Benchmarks/.work/subject.onnx
-    /work/venv/bin/python Benchmarks/subject_peer.py FILE... [--threads 1 2] [--repeat 3]
+    .venv/bin/python Tools/conversion/export_subject_onnx.py --out Benchmarks/.work/subject.onnx
+    .venv/bin/python Benchmarks/subject_peer.py FILE... [--threads 1 2] [--repeat 3]
 
 Prints one JSON object per thread count and file (see `pipeline_peer.time_files`).
 """

@@ -27,7 +27,7 @@ struct KernelLayer {
                     groups: depthwise ? cin : 1, padding: .same, activation: activation)
     }
 
-    /// Lift subject-model depthwise layer (Tools/subject_model.py): 5×5, padding 2, hard-swish.
+    /// Lift subject-model depthwise layer (Tools/liftpy/subject_model.py): 5×5, padding 2, hard-swish.
     static func subjectDepthwise(_ name: String, _ size: Int, _ channels: Int, stride: Int = 1) -> KernelLayer {
         KernelLayer(name: "subject." + name, h: size, w: size, cin: channels, cout: channels, kernel: 5, stride: stride,
                     groups: channels, padding: .explicit(Padding(top: 2, left: 2, bottom: 2, right: 2)), activation: .hardswish)

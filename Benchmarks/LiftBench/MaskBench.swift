@@ -144,7 +144,8 @@ func runMaskBench(_ arguments: [String]) {
     if let json = try? JSONSerialization.data(withJSONObject: results, options: [.sortedKeys, .prettyPrinted]) {
         _ = FileManager.default.createFile(atPath: directory + "/swift.json", contents: json)
     }
-    print("wrote \(directory)/mask.pgm and \(directory)/swift.json; now run: /work/venv/bin/python Benchmarks/mask_peer.py \(directory)")
+    let peer = (try? peerPython()) ?? "Tools/setup-python.sh && .venv/bin/python"
+    print("wrote \(directory)/mask.pgm and \(directory)/swift.json; now run: \(peer) Benchmarks/mask_peer.py \(directory)")
 }
 
 /// Reads a binary PGM (P5, one channel) or PPM (P6, RGB) with maxval 255: (width, height, channels, samples).

@@ -6,9 +6,10 @@ import TestSupport
 /// `lift-bench model [--size 320] [--runs 5] [--rounds 3] [--threads 1,2] [--work Benchmarks/.work] [--profile]`:
 /// U²-Net-small (random seeded weights) in Lift and in onnxruntime on the same input, same threads.
 ///
-/// The model is generated on first use by `Tools/u2net_small.py` into the ignored work folder (never
+/// The model is generated on first use by `Tools/fixtures/u2net_small.py` into the ignored work folder (never
 /// into `Weights/`), as `.safetensors` for Lift and `.onnx` for onnxruntime. The peer runs in
-/// `Benchmarks/model_peer.py` with `$LIFT_PYTHON` (default `/work/venv/bin/python`, else `python3`).
+/// `Benchmarks/model_peer.py` under `peerPython()`: `$LIFT_PYTHON`, else the repository's `.venv/bin/python`
+/// (made by `Tools/setup-python.sh`).
 /// Each round times `runs` Lift runs then `runs` onnxruntime runs, so both see the same machine load.
 /// Prints, per thread count, median and minimum milliseconds of both, Lift / onnxruntime (median of
 /// the per-round ratios, and ratio of the minimums), Lift's GFLOP/s (convolutions by the explicit
@@ -45,8 +46,8 @@ func runModelBench(_ arguments: [String]) {
 private func benchmarkU2NetSmall(size: Int, runs: Int, rounds: Int, threads: [Int], work: String, profile: Bool) throws {
     let prefix = "\(work)/u2net_small_\(size)"
     if !FileManager.default.fileExists(atPath: prefix + ".onnx") || !FileManager.default.fileExists(atPath: prefix + ".safetensors") {
-        print("generating \(prefix).{safetensors,onnx} with Tools/u2net_small.py …")
-        _ = try runPython(["Tools/u2net_small.py", "--size", String(size), "--out", prefix])
+        print("generating \(prefix).{safetensors,onnx} with Tools/fixtures/u2net_small.py …")
+        _ = try runPython(["Tools/fixtures/u2net_small.py", "--size", String(size), "--out", prefix])
     }
     let model = try Model(contentsOf: URL(fileURLWithPath: prefix + ".safetensors"))
     let shape = TensorShape(n: 1, h: size, w: size, c: 3)

@@ -5,16 +5,27 @@ import Lift
 import LiftTensor
 import TestSupport
 
-/// The Python interpreter for tools and peers: `$LIFT_PYTHON`, else `/work/venv/bin/python`, else `python3`.
-var python: String {
-    if let chosen = ProcessInfo.processInfo.environment["LIFT_PYTHON"] { return chosen }
-    return FileManager.default.isExecutableFile(atPath: "/work/venv/bin/python") ? "/work/venv/bin/python" : "python3"
+/// The Python interpreter for tools and peers, the one place lift-bench looks for it: `$LIFT_PYTHON`
+/// when set, else the repository's own environment `.venv/bin/python` (made by `Tools/setup-python.sh`;
+/// found from this source file's path, so from any current directory).
+/// - Throws: `PeerError` saying how to make the environment when neither is there.
+func peerPython() throws -> String {
+    if let chosen = ProcessInfo.processInfo.environment["LIFT_PYTHON"], !chosen.isEmpty { return chosen }
+    let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()  // Benchmarks/LiftBench
+        .deletingLastPathComponent().deletingLastPathComponent()
+    let venvPython = repository.appendingPathComponent(".venv/bin/python").path
+    guard FileManager.default.isExecutableFile(atPath: venvPython) else {
+        throw PeerError(message: "no Python environment at \(venvPython): run Tools/setup-python.sh "
+                        + "(or set $LIFT_PYTHON to an interpreter with Tools/requirements.txt installed)")
+    }
+    return venvPython
 }
 
-/// Runs `python arguments…` (from the current directory, the repository root) and returns its
+/// Runs `peerPython() arguments…` (from the current directory, the repository root) and returns its
 /// standard output; standard error passes through.
-/// - Throws: `PeerError` when it exits with a non-zero status.
+/// - Throws: `PeerError` when there is no interpreter or it exits with a non-zero status.
 func runPython(_ arguments: [String]) throws -> String {
+    let python = try peerPython()
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = [python] + arguments

@@ -1,5 +1,5 @@
 // `lift-bench subject`: the shipped subject model in Lift and in onnxruntime (an ONNX export of the
-// same weights, `Tools/export_subject_onnx.py`) in one run: the model alone on the same preprocessed
+// same weights, `Tools/conversion/export_subject_onnx.py`) in one run: the model alone on the same preprocessed
 // tensor, then the whole per-image pipeline against the rembg-shaped peer `Benchmarks/subject_peer.py`.
 // See Benchmarks/RESULTS.md, "Subject model latency".
 import Foundation
@@ -41,7 +41,7 @@ func runSubjectBench(_ arguments: [String]) {
         let weights = try ModelCatalog.url(for: .subject).path
         let onnx = options.work + "/subject.onnx"
         // Exported afresh each run, so the ONNX file always holds the weights being measured.
-        print(try runPython(["Tools/export_subject_onnx.py", "--weights", weights, "--out", onnx]), terminator: "")
+        print(try runPython(["Tools/conversion/export_subject_onnx.py", "--weights", weights, "--out", onnx]), terminator: "")
         try benchmarkModelAlone(weights: weights, onnx: onnx, options: options)
         try benchmarkPipelines(weights: weights, onnx: onnx, options: options)
     } catch {

@@ -3,7 +3,7 @@ import LiftImage
 import Testing
 import TestSupport
 
-/// One entry of `Tests/Fixtures/jpeg/manifest.json` (written by Tools/make_jpeg_fixtures.py).
+/// One entry of `Tests/Fixtures/jpeg/manifest.json` (written by Tools/fixtures/make_jpeg_fixtures.py).
 struct JPEGFixture: Decodable, CustomStringConvertible, Sendable {
     let name: String
     let width: Int

@@ -3,7 +3,7 @@ import LiftImage
 import TestSupport
 import Testing
 
-/// One conformance case from `Tests/Fixtures/png/manifest.tsv` (written by Tools/make_png_fixtures.py).
+/// One conformance case from `Tests/Fixtures/png/manifest.tsv` (written by Tools/fixtures/make_png_fixtures.py).
 struct PNGCorpusCase: Sendable, CustomTestStringConvertible {
     let name: String, width: Int, height: Int, colorType: UInt8, bitDepth: Int, interlaced: Bool
     var testDescription: String { name }

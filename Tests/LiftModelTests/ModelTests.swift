@@ -118,7 +118,7 @@ func tinyGraphMatchesPyTorch(model name: String, reference: String) throws {
 
 @Test func convolutionFLOPsFollowTheExplicitFormula() throws {
     let model = try Model(contentsOf: Fixtures.url("graphs/u2net_small.safetensors"))
-    // 39.51 GFLOP at 320×320 (Tools/u2net_small.py prints the same from PyTorch's conv shapes).
+    // 39.51 GFLOP at 320×320 (Tools/fixtures/u2net_small.py prints the same from PyTorch's conv shapes).
     let flops = try model.convolutionFLOPs(forInput: TensorShape(n: 1, h: 320, w: 320, c: 3))
     #expect(abs(flops / 1e9 - 39.51) < 0.005)
 }

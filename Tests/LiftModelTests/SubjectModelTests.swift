@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// One `Tests/Fixtures/subject/fixtures.json` case: a model input and PyTorch's probability map,
-/// both written by `Tools/export_subject.py` together with `Weights/subject.safetensors`.
+/// both written by `Tools/conversion/export_subject.py` together with `Weights/subject.safetensors`.
 struct SubjectCase: Decodable, CustomStringConvertible, Sendable {
     let name: String
     let input: [Int]

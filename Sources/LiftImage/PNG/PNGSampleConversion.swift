@@ -1,6 +1,6 @@
 /// Converts unfiltered scanlines of any colour type and bit depth to RGBA pixels.
 ///
-/// Scaling rules (the fixtures' reference, `Tools/make_png_fixtures.py`, uses the same):
+/// Scaling rules (the fixtures' reference, `Tools/fixtures/make_png_fixtures.py`, uses the same):
 /// - to 8 bits: depth d < 8: `v * 255 / (2^d - 1)` (exact); depth 16: `(v * 255 + 32895) >> 16`, which is
 ///   `round(v / 257)`, the nearest 8-bit value;
 /// - to 16 bits: `v * 65535 / (2^d - 1)` (exact: bit replication);

@@ -3,7 +3,7 @@ BatchNorm statistics, element-wise; integer buffers from the first. A source may
 than once to weigh it more. Writes a best.pt-style file (weights under "ema") that
 export_subject.py, eval_subject.py --checkpoint and train_subject.py --grow-from all read.
 
-  /work/venv/bin/python Tools/soup_checkpoints.py OUT.pt A/best.pt A/best.pt B/last.pt:ema
+  .venv/bin/python Tools/training/soup_checkpoints.py OUT.pt A/best.pt A/best.pt B/last.pt:ema
 (each source is PATH or PATH:KEY, KEY one of the file's state dicts: ema (default) or model)
 
 Exported weight files (.safetensors, BatchNorm folded into the convolutions) average in that folded
@@ -17,12 +17,12 @@ from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/: liftpy/ and the job folders import from there
 
 
 def folded_state(path):
     """The state dict of a SubjectNet holding an exported (BN-folded) file."""
-    from export_subject import load_exported
+    from conversion.export_subject import load_exported
     return load_exported(path).state_dict()
 
 

@@ -1,9 +1,9 @@
 """Exports the shipped subject model to ONNX, for onnxruntime as the peer of Lift's executor.
 
-    /work/venv/bin/python Tools/export_subject_onnx.py [--weights Weights/subject.safetensors] \
+    .venv/bin/python Tools/conversion/export_subject_onnx.py [--weights Weights/subject.safetensors] \
         [--out Benchmarks/.work/subject.onnx] [--size N]
 
-Builds `SubjectNet` (Tools/subject_model.py), loads the weights *as stored* in the safetensors file
+Builds `SubjectNet` (Tools/liftpy/subject_model.py), loads the weights *as stored* in the safetensors file
 (F16 included) with `export_subject.load_exported_weights`, and exports in eval mode the same
 inference graph the file holds: `sigmoid(SubjectNet(x))`, the probability map at input
 resolution. Input `image`, NCHW float32 RGB in 0...1 at N x N (default: the size in the file's
@@ -29,10 +29,10 @@ import onnxruntime as ort
 import torch
 from safetensors import safe_open
 
-TOOLS = Path(__file__).resolve().parent
+TOOLS = Path(__file__).resolve().parents[1]
 REPO = TOOLS.parent
-sys.path.insert(0, str(TOOLS))
-from export_subject import Probability, load_exported  # noqa: E402
+sys.path.insert(0, str(TOOLS))  # Tools/: liftpy/ and the job folders import from there
+from conversion.export_subject import Probability, load_exported  # noqa: E402
 
 TOLERANCE = 1e-4
 

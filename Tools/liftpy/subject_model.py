@@ -1,6 +1,6 @@
 """Lift's subject (salient object) model: MobileNetV3-small-style encoder + light U-Net decoder
 (variants s ... xxl), or EfficientNet-Lite0's ImageNet-trained encoder with the same decoder
-(variant e0, Tools/efficientnet_lite.py).
+(variant e0, Tools/liftpy/efficientnet_lite.py).
 
 Every layer maps onto one op of `Sources/LiftModel/GRAPH-FORMAT.md` (conv2d incl. depthwise, with
 BatchNorm folded into it at export and the activation fused; global_avg_pool; mul; add; concat;
@@ -17,69 +17,22 @@ concat with the encoder skip, two 3x3 conv+BN+ReLU (the stride-2 stage uses a ch
 Input: NCHW float RGB in [0, 1] (the runtime's `range [0, 1]`, mean 0, std 1), any size that is
 a multiple of 32 (trained at 256x256). Output: logits at input resolution; training also returns
 the side logits at /32, /16, /8 and /4.
+
+The layers both encoders are built from (ConvBNAct, SqueezeExcite, InvertedResidual, `stages`) are
+in `subject_blocks.py`, which `efficientnet_lite.py` imports too.
 """
 from __future__ import annotations
+
+import sys
+from pathlib import Path
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-ACTIVATIONS = {
-    "none": nn.Identity,
-    "relu": lambda: nn.ReLU(inplace=True),
-    "relu6": lambda: nn.ReLU6(inplace=True),
-    "hardswish": lambda: nn.Hardswish(inplace=True),
-}
-
-
-class ConvBNAct(nn.Sequential):
-    """conv2d (no bias) + BatchNorm + activation: one `conv2d` node after BN folding. Padding
-    is symmetric k//2 * dilation (exported as explicit padding)."""
-
-    def __init__(self, cin, cout, k=1, stride=1, groups=1, dilation=1, act="relu"):
-        pad = (k // 2) * dilation
-        super().__init__(
-            nn.Conv2d(cin, cout, k, stride, pad, dilation=dilation, groups=groups, bias=False),
-            nn.BatchNorm2d(cout),
-            ACTIVATIONS[act](),
-        )
-        self.act_name = act
-
-
-class SqueezeExcite(nn.Module):
-    """x * sigmoid(W2 relu(W1 gap(x) + b1) + b2), as in the person model (sigmoid, not
-    hardsigmoid): global_avg_pool, two 1x1 conv2d with bias, mul."""
-
-    def __init__(self, ch, squeeze):
-        super().__init__()
-        self.fc1 = nn.Conv2d(ch, squeeze, 1)
-        self.fc2 = nn.Conv2d(squeeze, ch, 1)
-
-    def forward(self, x):
-        s = F.adaptive_avg_pool2d(x, 1)
-        s = torch.sigmoid(self.fc2(F.relu(self.fc1(s))))
-        return x * s
-
-
-class InvertedResidual(nn.Module):
-    """[1x1 expand (act)] -> kxk depthwise (act) -> [SE] -> 1x1 project (linear) [+ x]. Without
-    `expand` (EfficientNet's expansion ratio 1) the depthwise convolution reads the input."""
-
-    def __init__(self, cin, exp, cout, k, stride, se, act, expand=True):
-        super().__init__()
-        self.expand = ConvBNAct(cin, exp, 1, act=act) if expand else nn.Identity()
-        self.depthwise = ConvBNAct(exp, exp, k, stride, groups=exp, act=act)
-        self.se = SqueezeExcite(exp, se) if se else None
-        self.project = ConvBNAct(exp, cout, 1, act="none")
-        self.residual = stride == 1 and cin == cout
-
-    def forward(self, x):
-        y = self.depthwise(self.expand(x))
-        if self.se is not None:
-            y = self.se(y)
-        y = self.project(y)
-        return x + y if self.residual else y
-
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/: liftpy/ and the job folders import from there
+from liftpy.efficientnet_lite import LiteEncoder  # noqa: E402
+from liftpy.subject_blocks import ConvBNAct, InvertedResidual, stages  # noqa: E402
 
 # (cin, expand, cout, kernel, stride, se squeeze channels, activation)
 PERSON_BLOCKS = [
@@ -164,20 +117,10 @@ VARIANTS = {
     "l": {"blocks": L_BLOCKS, "decoder_mid": (24, 64, 128, 160)},
     "xl": {"blocks": XL_BLOCKS, "decoder_mid": (24, 64, 128, 192)},
     "xxl": {"blocks": XXL_BLOCKS, "decoder_mid": (24, 64, 128, 192)},
-    # "e0": EfficientNet-Lite0's encoder (Tools/efficientnet_lite.py), started from its ImageNet
+    # "e0": EfficientNet-Lite0's encoder (Tools/liftpy/efficientnet_lite.py), started from its ImageNet
     # weights rather than grown from the person model, with the decoder of "xxl".
     "e0": {"encoder": "efficientnet-lite0", "decoder_mid": (24, 64, 128, 192)},
 }
-
-
-def stages(blocks) -> list[list[int]]:
-    """Block indices grouped by resolution: a stage starts at each stride-2 block."""
-    out = []
-    for i, b in enumerate(blocks):
-        if b[4] == 2 or not out:
-            out.append([])
-        out[-1].append(i)
-    return out
 
 
 class Encoder(nn.Module):
@@ -237,7 +180,6 @@ class SubjectNet(nn.Module):
         spec = VARIANTS[variant]
         self.variant = variant
         if spec.get("encoder") == "efficientnet-lite0":
-            from efficientnet_lite import LiteEncoder
             self.encoder = LiteEncoder()
         else:
             self.encoder = Encoder(spec["blocks"])

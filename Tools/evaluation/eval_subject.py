@@ -21,7 +21,7 @@ Telling a real gain from noise (candidates are picked on this same set):
   --against DIR       masks of another run (DIR/KEY.png): the MAE and max-F differences from them,
                       with paired standard errors (MAE: per image; max F: bootstrap over images)
 
-  /work/venv/bin/python Tools/eval_subject.py --baseline --checkpoint Tools/checkpoints/run/best.pt
+  .venv/bin/python Tools/evaluation/eval_subject.py --baseline --checkpoint Tools/checkpoints/run/best.pt
 """
 from __future__ import annotations
 
@@ -37,8 +37,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from duts_data import load_split, stretch  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/: liftpy/ and the job folders import from there
+from liftpy.duts_data import load_split, stretch  # noqa: E402
 
 warnings.filterwarnings("ignore", message="This class will be removed")
 import py_sod_metrics  # noqa: E402
@@ -105,7 +105,7 @@ def gaussian_prior(h, w, sigma_frac=0.25):
 
 def load_checkpoint_model(path, which="ema"):
     import torch
-    from subject_model import SubjectNet, variant_of
+    from liftpy.subject_model import SubjectNet, variant_of
     ckpt = torch.load(path, map_location="cpu", weights_only=False)
     if "which" in ckpt:  # a best.pt: its chosen weights (model or EMA) are stored under "ema"
         key, label = "ema", ckpt["which"]

@@ -2,7 +2,7 @@
 
 The contract is `Sources/LiftModel/GRAPH-FORMAT.md`. Usage from another script:
 
-    from export_torch import export
+    from liftpy.export_torch import export
     export(model, torch.rand(1, 3, 320, 320), "out.safetensors",
            input_spec={"name": "image", "output": "mask", ...}, provenance="...", dtype="f32")
 

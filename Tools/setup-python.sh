@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Makes the project's one Python environment, `.venv/` at the repository root (ignored by git), and
+# installs the pinned `Tools/requirements.txt` into it: everything Tools/ and the Benchmarks/ peers
+# import. Run it again after the pins change; it reuses the environment and installs what differs.
+# Then run any script as `.venv/bin/python Tools/<job>/<script>.py ...` from the repository root;
+# `lift-bench` and `Benchmarks/peer_env.py` find `.venv/bin/python` by themselves.
+#
+#   Tools/setup-python.sh            # python3 from PATH (the pins are for Python 3.11)
+#   PYTHON=python3.11 Tools/setup-python.sh
+#
+# torch is a large download (several GB with its CUDA libraries). Nothing here is needed to build
+# Lift or to run `swift test`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+python="${PYTHON:-python3}"
+if ! command -v "$python" > /dev/null; then
+  echo "setup-python: $python not found (set PYTHON to a Python 3.11 interpreter)" >&2
+  exit 1
+fi
+version="$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
+if [ "$version" != "3.11" ]; then
+  echo "setup-python: warning: $python is Python $version; the pins in Tools/requirements.txt are for 3.11" >&2
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  echo "setup-python: creating .venv with $python ($version)"
+  if ! "$python" -m venv .venv; then
+    echo "setup-python: '$python -m venv' failed (on Debian/Ubuntu: apt-get install python3-venv)" >&2
+    exit 1
+  fi
+fi
+echo "setup-python: installing Tools/requirements.txt into .venv"
+.venv/bin/python -m pip install --disable-pip-version-check -r Tools/requirements.txt
+echo "setup-python: done; use .venv/bin/python"
