@@ -44,14 +44,17 @@ public struct SubjectLifter: Sendable {
         self.threads = max(1, threads ?? Parallel.defaultThreads)
         let threads = self.threads
         var networks: [ModelName: Network] = [model: try Network(model, quality: quality, threads: threads, environment: environment)]
-        if model == .person, let landscape = try? Network(.personLandscape, quality: quality, threads: threads, environment: environment) {
-            networks[.personLandscape] = landscape
+        // The landscape variant is optional: absent, wide photos use the square model; present but
+        // broken, it is an error like any model file's.
+        if model == .person, (try? ModelCatalog.url(for: .personLandscape, environment: environment)) != nil {
+            networks[.personLandscape] = try Network(.personLandscape, quality: quality, threads: threads, environment: environment)
         }
         self.networks = networks
         analysisOptions = Analysis.Options(refine: quality.refinesEdges, refineEpsilon: quality.refineEpsilon, threads: self.threads)
     }
 
-    /// `.subject` when its weight file can be found, else `.person`.
+    /// `.subject` when its weight file can be found (even one that will not load: that is then an
+    /// error, not a silent switch to another model), else `.person`.
     /// - Throws: `LiftError.weightsNotFound` when neither can be found.
     public static func defaultModel(environment: [String: String] = ProcessInfo.processInfo.environment) throws(LiftError) -> ModelName {
         if (try? ModelCatalog.url(for: .subject, environment: environment)) != nil { return .subject }
@@ -132,7 +135,7 @@ private struct Network: Sendable {
         }
         let model: Model
         do {
-            model = try Model(contentsOf: url)
+            model = try Model(contentsOf: url, expectedSHA256: try WeightsManifest.recordedDigest(for: url))
         } catch {
             throw .modelLoadFailed(model: name, path: url.path, underlying: error)
         }

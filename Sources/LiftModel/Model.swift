@@ -1,5 +1,6 @@
 import Foundation
 import LiftTensor
+import Synchronization
 
 /// A `lift.graph/1` model loaded from a `.safetensors` file, ready to run (see GRAPH-FORMAT.md).
 ///
@@ -51,8 +52,32 @@ public final class Model: @unchecked Sendable {
     /// Reads, validates and prepares the model file at `url`.
     /// - Throws: `SafeTensorsError` for a malformed file, `GraphError` for a malformed graph, weights
     ///   that are not finite, or sizes past `limits`.
-    public convenience init(contentsOf url: URL, limits: WeightLimits = .default) throws {
-        try self.init(weights: try SafeTensors(contentsOf: url, limits: limits), limits: limits)
+    /// - Parameter expectedSHA256: the file's recorded digest (`WeightsManifest`, 64 hexadecimal
+    ///   digits): the bytes are hashed on another thread while the model is prepared (hashing the
+    ///   7.5 MB subject model alone takes ~45 ms), and a different digest throws
+    ///   `SafeTensorsError.digestMismatch` before the model can be used, whatever preparing found.
+    public convenience init(contentsOf url: URL, limits: WeightLimits = .default, expectedSHA256: String? = nil) throws {
+        let bytes = try SafeTensors.readFile(url, limits: limits)
+        guard let expected = expectedSHA256?.lowercased() else {
+            try self.init(bytes: bytes, limits: limits)
+            return
+        }
+        let digest = Mutex<String?>(nil)
+        let hashed = DispatchGroup()
+        DispatchQueue.global().async(group: hashed) { digest.withLock { $0 = SHA256.hex(bytes) } }
+        /// Waits for the digest; throws when it is not the recorded one (that error wins over any other).
+        func verify() throws {
+            hashed.wait()
+            let actual = digest.withLock { $0 } ?? ""
+            guard actual == expected else { throw SafeTensorsError.digestMismatch(path: url.path, expected: expected, actual: actual) }
+        }
+        do {
+            try self.init(weights: try SafeTensors(bytes: bytes, limits: limits), limits: limits)
+        } catch {
+            try verify()
+            throw error
+        }
+        try verify()
     }
 
     /// Prepares a model from the bytes of a `.safetensors` file.

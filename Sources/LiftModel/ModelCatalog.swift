@@ -28,6 +28,9 @@ public enum ModelCatalog {
     ///   - model: which model.
     ///   - environment: the process environment (a parameter so tests can set `LIFT_WEIGHTS`).
     ///   - executable: the running executable (default: this process's).
+    /// The first searched directory with an entry of that name wins, whatever the entry is: a file
+    /// that cannot be read (a symbolic-link loop, a FIFO, no permission) is then an error when it is
+    /// loaded, never a reason to look further or fall back to another model.
     /// - Throws: `ModelCatalogError.weightsNotFound` listing every place searched.
     public static func url(for model: ModelName,
                            environment: [String: String] = ProcessInfo.processInfo.environment,
@@ -35,7 +38,8 @@ public enum ModelCatalog {
         let directories = searchDirectories(environment: environment, executable: executable)
         for directory in directories {
             let candidate = directory.appendingPathComponent(model.fileName)
-            if FileManager.default.isReadableFile(atPath: candidate.path) { return candidate }
+            var status = stat()
+            if lstat(candidate.path, &status) == 0 { return candidate }
         }
         throw .weightsNotFound(model: model.rawValue, searched: directories.map(\.path))
     }

@@ -51,20 +51,25 @@ public struct SafeTensors: Sendable {
 
     /// Reads and validates the file at `url`; its size is checked before it is read.
     public init(contentsOf url: URL, limits: WeightLimits = .default) throws {
+        try self.init(bytes: try Self.readFile(url, limits: limits), limits: limits)
+    }
+
+    /// The bytes of the file at `url` (a regular file of at most `limits.maxFileBytes`, checked
+    /// before reading).
+    /// - Throws: `SafeTensorsError.unreadable` or `.fileTooLarge`.
+    public static func readFile(_ url: URL, limits: WeightLimits = .default) throws(SafeTensorsError) -> [UInt8] {
         let path = url.path
-        let bytes: [UInt8]
         do {
-            bytes = try ImageIO.readFile(path, maxBytes: limits.maxFileBytes)
+            return try ImageIO.readFile(path, maxBytes: limits.maxFileBytes)
         } catch {
             switch error {
-            case .cannotRead(_, let reason): throw SafeTensorsError.unreadable(path: path, reason: reason)
+            case .cannotRead(_, let reason): throw .unreadable(path: path, reason: reason)
             case .fileTooLarge:
                 let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue
-                throw SafeTensorsError.fileTooLarge(byteCount: size ?? limits.maxFileBytes + 1, limit: limits.maxFileBytes)
-            default: throw SafeTensorsError.unreadable(path: path, reason: error.description)
+                throw .fileTooLarge(byteCount: size ?? limits.maxFileBytes + 1, limit: limits.maxFileBytes)
+            default: throw .unreadable(path: path, reason: error.description)
             }
         }
-        try self.init(bytes: bytes, limits: limits)
     }
 
     /// Validates `bytes`, the whole content of a safetensors file.

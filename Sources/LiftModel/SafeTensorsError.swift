@@ -35,6 +35,8 @@ public enum SafeTensorsError: Error, Equatable, CustomStringConvertible {
     case missingTensor(name: String)
     /// A tensor's dtype cannot be converted to Float32 (only F32, F16 and BF16 can).
     case unsupportedDType(tensor: String, dtype: String)
+    /// The file's sha256 is not the one recorded for it (`WeightsManifest`): damaged or changed.
+    case digestMismatch(path: String, expected: String, actual: String)
 
     public var description: String {
         switch self {
@@ -73,6 +75,10 @@ public enum SafeTensorsError: Error, Equatable, CustomStringConvertible {
             return "The weight file has no tensor \"\(name)\"."
         case .unsupportedDType(let tensor, let dtype):
             return "Tensor \"\(tensor)\" is stored as \(dtype); only F32, F16 and BF16 convert to Float32."
+        case let .digestMismatch(path, expected, actual):
+            return "\(path) has sha256 \(actual), not the \(expected) recorded in \(WeightsManifest.fileName) beside it: "
+                + "the file is damaged or was changed; restore it (git checkout -- \(path)), or remove its line from "
+                + "\(WeightsManifest.fileName) if the change is yours"
         }
     }
 }
