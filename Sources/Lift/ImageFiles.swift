@@ -49,15 +49,29 @@ public enum ImageFiles {
         }
     }
 
-    /// Encodes a grey image (a mask or a label map) as a PNG with the fast settings made for masks
-    /// (large flat areas), on `threads` threads (`nil`: every core). The layout is the smallest that
-    /// keeps every value (1-bit or 8-bit grey, or a palette);
-    /// any decoder reads back the same 8-bit values.
+    /// Encodes a grey image (a mask) as an 8-bit grey PNG whose samples are the image's values, so
+    /// that any reader (`numpy.asarray(PIL.Image.open(…))`, OpenCV) gets them back as they are, with
+    /// the fast settings made for masks (large flat areas), on `threads` threads (`nil`: every core).
     public static func encodePNG(_ image: GrayImage, name: String = "image", threads: Int? = nil) throws(LiftError) -> [UInt8] {
+        try encodeData(PNGSamples(image), name: name, threads: threads)
+    }
+
+    /// Encodes an instance label map as a grey PNG whose samples are the subject numbers (0 is
+    /// background): 8-bit up to 255 subjects, 16-bit beyond.
+    public static func encodeLabelsPNG(_ labels: LabelMap, name: String = "labels", threads: Int? = nil) throws(LiftError) -> [UInt8] {
+        let storage: PNGSamples.Storage = labels.count <= 255 ? .eight(labels.labels.map { UInt8(truncatingIfNeeded: $0) })
+            : .sixteen(labels.labels.map { UInt16(clamping: $0) })
+        return try encodeData(PNGSamples(width: labels.width, height: labels.height, layout: .gray, storage: storage),
+                              name: name, threads: threads)
+    }
+
+    /// Grey samples written as they are (no palette, no bit-depth reduction), fast settings.
+    private static func encodeData(_ samples: PNGSamples, name: String, threads: Int?) throws(LiftError) -> [UInt8] {
         var options = PNGEncoder.Options.fast
+        options.reduceColorType = false
         options.threads = threads
         do {
-            return try PNGEncoder.encode(image, options: options)
+            return try PNGEncoder.encode(samples, options: options)
         } catch {
             throw .encodingFailed(path: name, underlying: error)
         }
@@ -111,11 +125,13 @@ public enum ImageFiles {
     /// Whether `path` holds the replacement character that stands for bytes of a name that were not UTF-8.
     public static func hasUndecodableName(_ path: String) -> Bool { path.contains("\u{FFFD}") }
 
-    /// Everything on standard input (at most `maxFileBytes`).
+    /// Everything on standard input (at most `maxFileBytes`); a stream that does not start like a PNG
+    /// or JPEG is refused after its first bytes.
     public static func readStandardInput() throws(LiftError) -> [UInt8] {
         do {
-            return try ImageIO.readStandardInput(maxBytes: maxFileBytes)
+            return try ImageIO.readStandardInput(maxBytes: maxFileBytes, imagesOnly: true)
         } catch {
+            if case .unknownFormat = error { throw .unsupportedFormat(path: "<stdin>") }
             throw LiftError(reading: error)
         }
     }

@@ -32,6 +32,7 @@ public enum CutoutCommand: Sendable, Equatable {
         OptionSpec("threshold", value: "T", help: "probability from which a pixel is subject, 0...1 (default 0.5)"),
         OptionSpec("no-refine", help: "skip edge refinement"),
         OptionSpec("threads", short: "j", value: "N", help: "worker threads (default: all cores)"),
+    ] + LimitOptions.specs + [
         OptionSpec("quiet", short: "q", help: "print only errors"),
         OptionSpec("help", short: "h", help: "show this help"),
         OptionSpec("version", short: "V", help: "show the version"),
@@ -100,6 +101,7 @@ public enum CutoutCommand: Sendable, Equatable {
         options.noRefine = parsed.flag("no-refine")
         if let text = try parsed.value("threads") { options.threads = try parseCount(text, option: "--threads") }
         options.quiet = parsed.flag("quiet")
+        options.limits = try LimitOptions.limits(from: parsed)
         try checkInputs(options)
         return .run(options)
     }

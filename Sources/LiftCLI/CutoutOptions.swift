@@ -44,6 +44,8 @@ public struct CutoutOptions: Sendable, Equatable {
     public var threads: Int?
     /// Print nothing but errors.
     public var quiet = false
+    /// Size and memory limits each photo is checked against before it is decoded (`--max-pixels`, `--max-memory`).
+    public var limits = DecodingLimits.default
 
     /// Options with the defaults for `inputs`.
     public init(inputs: [String]) { self.inputs = inputs }

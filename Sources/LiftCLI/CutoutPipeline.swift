@@ -8,7 +8,7 @@ public enum CutoutError: Error, Equatable, CustomStringConvertible {
     case noSuchSubject(number: Int, subjectCount: Int)
     /// `--crop` was asked for but no subject was found to crop to.
     case nothingToCrop
-    /// The label map holds more subjects than an 8-bit PNG can number.
+    /// The label map holds more subjects than a 16-bit PNG can number.
     case tooManySubjectsForLabels(count: Int)
     /// `--each` was asked for but no subject was kept, so there is no file to write.
     case noSubjectToWrite
@@ -24,7 +24,7 @@ public enum CutoutError: Error, Equatable, CustomStringConvertible {
         case .noSubjectToWrite:
             return "no subject found, so --each wrote no file"
         case .tooManySubjectsForLabels(let count):
-            return "\(count) subjects do not fit an 8-bit label map (at most 255)"
+            return "\(count) subjects do not fit a 16-bit label map (at most 65,535)"
         }
     }
 
@@ -64,7 +64,7 @@ public struct CutoutPipeline {
         case .file(let path): bytes = try ImageFiles.readFile(path)
         case .standardInput: bytes = try ImageFiles.readStandardInput()
         }
-        let decoded = try ImageFiles.decodePhoto(bytes, name: name, threads: options.threads)
+        let decoded = try ImageFiles.decodePhoto(bytes, name: name, limits: options.limits, threads: options.threads)
         let photo = decoded.image
         timings.decode = clock.lap()
 
@@ -90,7 +90,8 @@ public struct CutoutPipeline {
                                             timings: &timings, clock: &clock))
         }
         let labelBytes = try job.labels.map { path in
-            try ImageFiles.encodePNG(try labelImage(analysis.labels), name: path, threads: options.threads)
+            guard analysis.labels.count <= 65535 else { throw CutoutError.tooManySubjectsForLabels(count: analysis.labels.count) }
+            return try ImageFiles.encodeLabelsPNG(analysis.labels, name: path, threads: options.threads)
         }
         timings.encode += clock.lap()
 
@@ -179,12 +180,6 @@ public struct CutoutPipeline {
                 return subjects[number - 1]
             }
         }
-    }
-
-    /// The label map as 8-bit grey: 0 background, `n` for subject `n`.
-    private func labelImage(_ labels: LabelMap) throws(CutoutError) -> GrayImage {
-        guard labels.count <= 255 else { throw .tooManySubjectsForLabels(count: labels.count) }
-        return GrayImage(width: labels.width, height: labels.height, pixels: labels.labels.map { UInt8(truncatingIfNeeded: $0) })
     }
 }
 

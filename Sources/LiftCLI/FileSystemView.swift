@@ -1,8 +1,12 @@
 import Foundation
+import Lift
 
 /// What kind of thing a path names.
 public enum FileKind: Sendable, Equatable {
     case file, directory, missing
+    /// Something that is neither a regular file nor a directory: a named pipe, a device, a socket
+    /// (described as `ImageIO.nonRegularKind` does: "a named pipe (FIFO)"). Never read.
+    case special(String)
 }
 
 /// The read-only view of the file system that output planning needs, so planning can be tested
@@ -22,10 +26,12 @@ public struct LocalFileSystem: FileSystemView {
     /// The process's file system.
     public init() {}
 
+    /// Follows symbolic links (a link to a file is a file); a dangling link or a loop is `.missing`.
     public func kind(of path: String) -> FileKind {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return .missing }
-        return isDirectory.boolValue ? .directory : .file
+        var status = stat()
+        guard stat(path, &status) == 0 else { return .missing }
+        if status.st_mode & S_IFMT == S_IFDIR { return .directory }
+        return ImageIO.nonRegularKind(mode: status.st_mode).map(FileKind.special) ?? .file
     }
 
     public func contentsOfDirectory(_ path: String) throws -> [String] {

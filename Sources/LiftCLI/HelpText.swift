@@ -11,6 +11,7 @@ public enum HelpText {
             "  lift INPUT... [-o OUTPUT] [options]   cut out the subjects of PNG/JPEG photos",
             "  lift convert INPUT OUTPUT.png         decode any supported image and write it as PNG",
             "  lift info FILE                        print an image file's format, size and metadata",
+            "                                        (each sub-command has its own --help)",
             "",
             "  INPUT is a file, a directory (its PNG/JPEG files; -r descends) or '-' for standard input.",
             "  Each cut-out is written as <name>.cutout.png next to its input unless -o says otherwise;",
@@ -54,14 +55,37 @@ public enum HelpText {
     /// Option groups in display order: a title and the long names of its options.
     public static let optionGroups: [(title: String, options: [String])] = [
         ("OUTPUT", ["output", "recursive", "force", "skip-existing", "mask", "labels", "json", "png-level"]),
-        ("MODEL", ["model", "quality", "threshold", "no-refine", "threads"]),
+        ("MODEL", ["model", "quality", "threshold", "no-refine", "threads", "max-pixels", "max-memory"]),
         ("SUBJECTS", ["instances", "at", "each"]),
         ("LOOK", ["background", "crop", "margin", "square", "max-size"]),
         ("GENERAL", ["quiet", "help", "version"]),
     ]
 
+    /// The help of a sub-command: its usage line, what it does, its options, its exit codes.
+    public static func subcommand(usage: String, summary: [String], options: [OptionSpec]) -> String {
+        var lines = ["USAGE", "  \(usage)", ""] + summary.map { "  " + $0 } + ["", "OPTIONS"]
+        lines += options.map(optionLine)
+        lines += ["", "EXIT STATUS", "  0 done   1 the input could not be read or decoded, or the output not written   2 usage error"]
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Writes `text` (help or version) through `write`; returns the exit status: 0 when it was
+    /// written or its reader went away (`lift --help | head`), 1 after saying why on `report` when
+    /// it could not be (`lift --help > /dev/full`).
+    public static func emit(_ text: String, write: ([UInt8]) throws -> Void, report: (String) -> Void) -> Int32 {
+        do {
+            try write(Array(text.utf8))
+            return 0
+        } catch let error as StandardStream.WriteError where error.isBrokenPipe {
+            return 0
+        } catch {
+            report("lift: \(error)\n")
+            return 1
+        }
+    }
+
     /// `  -o, --output PATH        help`, aligned.
-    private static func optionLine(_ spec: OptionSpec) -> String {
+    static func optionLine(_ spec: OptionSpec) -> String {
         let short = spec.short.map { "-\($0), " } ?? "    "
         let name = "--\(spec.long)" + (spec.valueName.map { " \($0)" } ?? "")
         let left = "  " + short + name

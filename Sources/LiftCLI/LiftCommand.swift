@@ -47,12 +47,10 @@ public enum LiftCommand {
         do throws(UsageError) {
             switch try CutoutCommand.parse(arguments) {
             case .help:
-                // Help cut short by its reader (`lift --help | head`) is not a failure.
-                try? environment.writeStandardOutput(Array(HelpText.full.utf8))
-                return 0
+                return HelpText.emit(HelpText.full, write: environment.writeStandardOutput, report: environment.writeStandardError)
             case .version:
-                try? environment.writeStandardOutput(Array("lift \(LiftVersion.string)\n".utf8))
-                return 0
+                return HelpText.emit("lift \(LiftVersion.string)\n", write: environment.writeStandardOutput,
+                                     report: environment.writeStandardError)
             case .run(let parsed):
                 options = parsed
             }
@@ -69,6 +67,7 @@ public enum LiftCommand {
             return 2
         }
 
+        removeStaleTemporaryFiles(for: entries, report: options.jsonReport, quiet: options.quiet, environment: environment)
         var process: (ImageJob) throws -> ImageReport = { _ in preconditionFailure("no job was planned") }
         if entries.contains(where: { if case .process = $0 { true } else { false } }) {
             do {
@@ -98,5 +97,26 @@ public enum LiftCommand {
             return 1
         }
         return summary.exitCode
+    }
+
+    /// Removes the temporary files that a killed run left in the directories this run writes to
+    /// (`AtomicFile.removeStaleTemporaryFiles`), each directory once, and says so unless `quiet`.
+    static func removeStaleTemporaryFiles(for entries: [PlanEntry], report: OutputTarget?, quiet: Bool,
+                                          environment: CommandEnvironment) {
+        var paths: [String] = []
+        for entry in entries {
+            switch entry {
+            case .process(let job): paths += job.writtenPaths
+            case .skip(_, let output): paths.append(output)
+            case .duplicate, .fail: break
+            }
+        }
+        if case .path(let path) = report { paths.append(path) }
+        var seen: Set<String> = []
+        for directory in paths.map(PathText.directory(of:)) where seen.insert(directory).inserted {
+            for removed in AtomicFile.removeStaleTemporaryFiles(in: directory) where !quiet {
+                environment.writeStandardError("lift: removed \(removed), a temporary file left by an interrupted run\n")
+            }
+        }
     }
 }

@@ -75,6 +75,8 @@ public enum PlanFailure: Error, Sendable, Equatable, CustomStringConvertible {
     case outputExists(String)
     /// Two inputs would write the same output.
     case outputCollision(output: String, otherInput: String)
+    /// The input is a named pipe, a device or a socket (`kind` says which), which Lift does not read.
+    case notRegularFile(kind: String)
 
     /// The failure for a path that names nothing: a name that was not UTF-8, or simply missing.
     static func missing(_ path: String) -> PlanFailure {
@@ -90,6 +92,7 @@ public enum PlanFailure: Error, Sendable, Equatable, CustomStringConvertible {
         case .wouldOverwriteInput(let output): "refusing to write \(output): it is an input"
         case .outputExists(let output): "\(output) exists (use --force to overwrite, or --skip-existing)"
         case .outputCollision(let output, let other): "\(output) would also be written for \(other); rename one of them or use separate runs"
+        case .notRegularFile(let kind): "cannot read: \(ImageIO.notRegularReason(kind))"
         }
     }
 }
@@ -146,6 +149,8 @@ public struct OutputPlanner: Sendable {
             switch kind {
             case .missing:
                 pending.append(.settled(.fail(input, .missing(input))))
+            case .special(let what):
+                pending.append(.settled(.fail(input, .notRegularFile(kind: what))))
             case .file:
                 // The same file named twice (or again through another path) is cut out once.
                 if let first = firstNameOfInput.claim(fileSystem.canonicalPath(input), for: input) {
@@ -272,6 +277,7 @@ public struct OutputPlanner: Sendable {
         }
         switch fileSystem.kind(of: report) {
         case .directory: throw .invalidOutput("--json \(report) is a directory; give the report a file name")
+        case .special(let what): throw .invalidOutput("--json \(report) is \(what); give the report a regular file's name")
         case .file where !options.force && !options.skipExisting:
             throw .invalidOutput("--json \(report) exists (use --force to overwrite it)")
         case .file, .missing: break
@@ -361,13 +367,16 @@ public struct OutputPlanner: Sendable {
             switch fileSystem.kind(of: path) {
             case .file where isImageName:
                 found.append(.success(FoundImage(source: .file(path), subdirectory: subdirectory, stem: PathText.stem(of: name))))
+            case .special(let what) where isImageName:
+                // A pipe or device with an image's name: reported, never opened (opening a FIFO blocks).
+                found.append(.failure(NamedFailure(input: path, failure: .notRegularFile(kind: what))))
             case .missing where isImageName || (recursive && ImageFiles.hasUndecodableName(name)):
                 // A listed name that cannot be opened: an image, or under -r possibly a directory.
                 found.append(.failure(NamedFailure(input: path, failure: .missing(path))))
             case .directory where recursive:
                 found += try scan(directory: path, subdirectory: PathText.join(subdirectory, name), recursive: true,
                                   scanned: &scanned)
-            case .file, .directory, .missing:
+            case .file, .directory, .missing, .special:
                 continue
             }
         }
@@ -418,12 +427,18 @@ public struct OutputPlanner: Sendable {
             }
             return .standardOutput
         }
+        let several = imageCount > 1 || anyDirectory
         switch fileSystem.kind(of: path) {
         case .directory: return .directory(path)
-        case .file where imageCount > 1 || anyDirectory:
+        case .special(let what): throw .invalidOutput("\(flag) \(path) is \(what); give a file or directory name")
+        case .file where several:
             throw .invalidOutput("\(flag) \(path) is a file, but the inputs hold \(imageCount) images; give a directory")
+        case .missing where several && !path.hasSuffix("/") && Self.imageExtensions.contains(PathText.fileExtension(of: path)):
+            // `-o single.png` for a batch would otherwise become a directory named like a file.
+            throw .invalidOutput("\(flag) \(path) names an image file, but the inputs hold \(imageCount) images; "
+                                 + "give a directory (a name without an image extension, or ending in /)")
         case .file, .missing:
-            return path.hasSuffix("/") || imageCount > 1 || anyDirectory ? .directory(path) : .file(path)
+            return path.hasSuffix("/") || several ? .directory(path) : .file(path)
         }
     }
 }

@@ -12,6 +12,9 @@ public enum StandardStream {
         public var reason: String
 
         public var description: String { "cannot write \(stream): \(reason)" }
+
+        /// Whether the reader went away (`EPIPE`), as when `lift --help | head` stops reading early.
+        public var isBrokenPipe: Bool { reason == String(cString: strerror(EPIPE)) }
     }
 
     /// Writes every byte of `bytes` to `descriptor` (`STDOUT_FILENO` or `STDERR_FILENO`), retrying

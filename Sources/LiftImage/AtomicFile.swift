@@ -6,7 +6,9 @@ private let temporaryFilesInFlight = Mutex<Set<String>>([])
 
 /// Writes files atomically: the bytes go to a temporary file in the destination's directory, which then
 /// takes the destination's name (renamed over it, or linked when it may not be replaced), so a reader
-/// never sees a half-written file.
+/// never sees a half-written file, and of two writers racing for a name that may not be replaced
+/// exactly one wins. A temporary file left by a killed process is found and removed by
+/// `removeStaleTemporaryFiles(in:)`.
 public enum AtomicFile {
     /// An error writing a file, naming the path and the system's reason.
     public struct WriteError: Error, CustomStringConvertible, Equatable {
@@ -32,13 +34,47 @@ public enum AtomicFile {
         var existing = stat()
         if failure == nil, overwrite, stat(path, &existing) == 0 { _ = fchmod(fd, existing.st_mode & 0o777) }
         if failure == nil, fsync(fd) != 0 { failure = systemError() }
-        if close(fd) != 0, failure == nil { failure = systemError() }
+        // The descriptor (and with it the lock that tells `removeStaleTemporaryFiles` this file is
+        // alive) stays open until the temporary name is gone.
         if failure == nil { failure = overwrite ? (rename(tempPath, path) == 0 ? nil : systemError()) : linkIfAbsent(tempPath, path) }
-        if let failure {
-            unlink(tempPath)
-            throw WriteError(path: path, reason: failure)
+        if failure != nil || !overwrite { unlink(tempPath) }
+        if close(fd) != 0, failure == nil { failure = systemError() }
+        if let failure { throw WriteError(path: path, reason: failure) }
+    }
+
+    /// Whether `name` (a file name, not a path) is one of the temporary names `write` gives its files:
+    /// `.NAME.tmp-` and 1–8 lower-case hexadecimal digits.
+    public static func isTemporaryName(_ name: String) -> Bool {
+        guard name.hasPrefix("."), let marker = name.range(of: ".tmp-", options: .backwards),
+              marker.lowerBound > name.index(after: name.startIndex) else { return false }
+        let suffix = name[marker.upperBound...]
+        return (1 ... 8).contains(suffix.count) && suffix.allSatisfy { $0.isHexDigit && !$0.isUppercase }
+    }
+
+    /// Removes the temporary files that an interrupted write (a process killed with SIGKILL, a
+    /// machine that lost power) left in `directory`, and returns their paths.
+    ///
+    /// Only files with `write`'s temporary names are looked at, and only those no live process is
+    /// writing: a writer holds an exclusive `flock(2)` on its temporary file from creation to
+    /// rename, and the kernel drops it when the process dies. An empty file younger than a second is
+    /// left alone too (a writer between creating it and locking it). A directory that cannot be
+    /// listed yields nothing.
+    @discardableResult
+    public static func removeStaleTemporaryFiles(in directory: String) -> [String] {
+        let directory = directory.isEmpty ? "." : directory
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+        var removed: [String] = []
+        for name in names.sorted() where isTemporaryName(name) {
+            let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
+            let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            defer { close(fd) }
+            var status = stat()
+            guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG, flock(fd, LOCK_EX | LOCK_NB) == 0 else { continue }
+            if status.st_size == 0, time(nil) - status.st_mtim.tv_sec < 1 { continue }
+            if unlink(path) == 0 { removed.append(path) }
         }
-        if !overwrite { unlink(tempPath) }
+        return removed
     }
 
     /// A new, empty file in `path`'s directory named after it (`.photo.png.tmp-1a2b3c4d`; a long name is
@@ -53,7 +89,10 @@ public enum AtomicFile {
             let tempPath = (directory.isEmpty ? "." : directory) + "/.\(base).tmp-\(suffix)"
             let fd = temporaryFilesInFlight.withLock { inFlight in
                 let fd = open(tempPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
-                if fd >= 0 { inFlight.insert(tempPath) }
+                if fd >= 0 {
+                    _ = flock(fd, LOCK_EX | LOCK_NB)  // a new file: nobody else holds it (see removeStaleTemporaryFiles)
+                    inFlight.insert(tempPath)
+                }
                 return fd
             }
             if fd >= 0 { return (fd, tempPath) }

@@ -10,14 +10,21 @@ public struct DecodingLimits: Sendable, Equatable {
     public var maxChunkBytes: Int
     /// Largest total of decompressed bytes a decoder may produce (default 2 GiB).
     public var maxInflatedBytes: Int
+    /// The most memory one image may take through decoding and a cut-out, in bytes: an image whose
+    /// `MemoryBudget.estimate` (from its header's size) is larger is refused before its pixels are
+    /// allocated. Default `MemoryBudget.machine`: the smallest of physical memory, the container's
+    /// limit and `ulimit -v`/`-d`.
+    public var maxMemoryBytes: Int
 
     /// Limits with the defaults above, overridable one by one.
     public init(maxPixels: Int = 200_000_000, maxDimension: Int = 1 << 24,
-                maxChunkBytes: Int = 64 << 20, maxInflatedBytes: Int = 2 << 30) {
+                maxChunkBytes: Int = 64 << 20, maxInflatedBytes: Int = 2 << 30,
+                maxMemoryBytes: Int = MemoryBudget.machine.bytes) {
         self.maxPixels = maxPixels
         self.maxDimension = maxDimension
         self.maxChunkBytes = maxChunkBytes
         self.maxInflatedBytes = maxInflatedBytes
+        self.maxMemoryBytes = maxMemoryBytes
     }
 
     /// The defaults.

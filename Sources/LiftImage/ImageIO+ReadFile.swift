@@ -9,29 +9,65 @@ extension ImageIO {
     /// - Parameter maxBytes: the largest file accepted (default `maxFileBytes`); checked against the
     ///   file's size before reading, and again while reading files whose size the system does not know.
     /// - Throws: `ImageIOError.cannotRead` with the system's reason ("No such file or directory",
-    ///   "Permission denied", "it is a directory"…), `.fileTooLarge` past `maxBytes`.
+    ///   "Permission denied", "it is a directory", "it is a named pipe (FIFO), not a regular file"…),
+    ///   `.fileTooLarge` past `maxBytes`.
+    ///
+    /// Only regular files are read: a named pipe, device or socket is refused at once (opened without
+    /// blocking, so a FIFO with no writer cannot stall the caller, and `/dev/zero` is not read at all).
     public static func readFile(_ path: String, maxBytes: Int = maxFileBytes) throws(ImageIOError) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { throw .cannotRead(path: path, reason: systemReason()) }
         defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { throw .cannotRead(path: path, reason: systemReason()) }
-        guard status.st_mode & S_IFMT != S_IFDIR else { throw .cannotRead(path: path, reason: "it is a directory") }
+        if let kind = nonRegularKind(mode: status.st_mode) { throw .cannotRead(path: path, reason: notRegularReason(kind)) }
         guard status.st_size <= maxBytes else { throw .fileTooLarge(path: path, limit: maxBytes) }
         return try readAll(descriptor, name: path, expected: Int(status.st_size), maxBytes: maxBytes)
     }
 
-    /// Everything on standard input, at most `maxBytes` (default `maxFileBytes`).
-    /// - Throws: `ImageIOError.cannotRead` (path `<stdin>`) or `.fileTooLarge`.
-    public static func readStandardInput(maxBytes: Int = maxFileBytes) throws(ImageIOError) -> [UInt8] {
-        try readAll(STDIN_FILENO, name: "<stdin>", expected: 1 << 16, maxBytes: maxBytes)
+    /// What a file of type `mode` (`st_mode`) is when it is not a regular file ("a directory", "a named
+    /// pipe (FIFO)", "a character device"…), or nil for a regular file.
+    public static func nonRegularKind(mode: mode_t) -> String? {
+        switch mode & S_IFMT {
+        case S_IFREG: nil
+        case S_IFDIR: "a directory"
+        case S_IFIFO: "a named pipe (FIFO)"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        default: "not a regular file"
+        }
+    }
+
+    /// The sentence for reading something that is `kind` (from `nonRegularKind`).
+    public static func notRegularReason(_ kind: String) -> String {
+        kind == "a directory" ? "it is a directory" : "it is \(kind), not a regular file"
+    }
+
+    /// Everything on standard input, at most `maxBytes` (default `maxFileBytes`), refused as soon as
+    /// the stream passes that.
+    /// - Parameter imagesOnly: refuse the stream as soon as its first 8 bytes are neither a PNG nor a
+    ///   JPEG signature (`lift - < /dev/zero` stops after one read instead of filling memory).
+    /// - Throws: `ImageIOError.cannotRead` (path `<stdin>`), `.fileTooLarge`, `.unknownFormat`.
+    public static func readStandardInput(maxBytes: Int = maxFileBytes, imagesOnly: Bool = false) throws(ImageIOError) -> [UInt8] {
+        var status = stat()
+        let isFile = fstat(STDIN_FILENO, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
+        if isFile, status.st_size > maxBytes { throw .fileTooLarge(path: "<stdin>", limit: maxBytes) }
+        let check: (([UInt8]) throws(ImageIOError) -> Void)? = !imagesOnly ? nil : { prefix throws(ImageIOError) in
+            guard ImageFormat.sniff(prefix) != nil else { throw .unknownFormat(leadingBytes: Array(prefix.prefix(8))) }
+        }
+        return try readAll(STDIN_FILENO, name: "<stdin>", expected: isFile ? Int(status.st_size) : 1 << 16, maxBytes: maxBytes,
+                           checkPrefix: check)
     }
 
     /// Reads `descriptor` to its end, starting with room for `expected` bytes and growing the buffer
-    /// as needed, failing as soon as more than `maxBytes` arrive.
-    private static func readAll(_ descriptor: Int32, name: String, expected: Int, maxBytes: Int) throws(ImageIOError) -> [UInt8] {
+    /// as needed, failing as soon as more than `maxBytes` arrive. `checkPrefix`, when given, sees the
+    /// first 8 bytes (or all of a shorter stream) once, before reading goes on, and may throw.
+    private static func readAll(_ descriptor: Int32, name: String, expected: Int, maxBytes: Int,
+                                checkPrefix: (([UInt8]) throws(ImageIOError) -> Void)? = nil) throws(ImageIOError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: min(max(expected, 1), maxBytes) + 1)
         var count = 0
+        var checkPrefix = checkPrefix
         while true {
             if count == bytes.count {
                 guard count <= maxBytes else { throw .fileTooLarge(path: name, limit: maxBytes) }
@@ -42,8 +78,12 @@ extension ImageIO {
             }
             if got < 0, errno == EINTR { continue }
             guard got >= 0 else { throw .cannotRead(path: name, reason: systemReason()) }
-            if got == 0 { break }
             count += got
+            if let check = checkPrefix, count >= 8 || got == 0 {
+                try check(Array(bytes[..<min(count, 8)]))
+                checkPrefix = nil
+            }
+            if got == 0 { break }
         }
         bytes.removeSubrange(count...)
         return bytes

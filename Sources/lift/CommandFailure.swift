@@ -5,9 +5,13 @@ import LiftCLI
 
 /// Prints `lift COMMAND: message` and the usage line to standard error; returns exit code 2.
 func usageFailure(_ command: String, _ message: String) -> Int32 {
-    let usage = command == "convert" ? "lift convert [--fast] [--level N] [--keep-layout] [--force] INPUT OUTPUT.png" : "lift info FILE"
-    reportOnStandardError("lift \(command): \(message)\nusage: \(usage)\n")
+    reportOnStandardError("lift \(command): \(message)\nRun 'lift \(command) --help' for usage.\n")
     return 2
+}
+
+/// Prints a sub-command's help on standard output; returns its exit status (`HelpText.emit`).
+func printHelp(_ text: String) -> Int32 {
+    HelpText.emit(text, write: { bytes in try StandardStream.write(bytes, to: STDOUT_FILENO) }, report: reportOnStandardError)
 }
 
 /// Prints `lift COMMAND: <the error's sentence>` to standard error, naming `path` unless the error
@@ -25,6 +29,6 @@ func readInput(_ path: String) throws(LiftError) -> [UInt8] {
 
 /// Writes `text` to standard error; a failure there has nowhere to be reported and is ignored
 /// (`FileHandle.write` would trap on it).
-private func reportOnStandardError(_ text: String) {
+func reportOnStandardError(_ text: String) {
     try? StandardStream.write(Array(text.utf8), to: STDERR_FILENO)
 }

@@ -2,37 +2,35 @@ import Foundation
 import Lift
 import LiftCLI
 
-/// `lift convert [--fast] [--level N] [--keep-layout] [--force] INPUT OUTPUT.png`: decodes any image Lift
-/// can read and writes it as PNG atomically. PNG inputs keep their 16-bit samples and metadata chunks;
-/// JPEG inputs keep their ICC profile (as iCCP, when it is an RGB or grey profile that fits the output).
-/// INPUT `-` is standard input, OUTPUT `-` standard output. The input is never overwritten; an existing
-/// output only with `--force`. Returns 0 on success, 1 when reading, decoding or writing fails, 2 for a
-/// usage error; on failure no output file is left behind.
+/// `lift convert [options] INPUT OUTPUT.png`: decodes any image Lift can read and writes it as PNG
+/// atomically. PNG inputs keep their 16-bit samples and metadata chunks; JPEG inputs keep their ICC
+/// profile (as iCCP, when it is an RGB or grey profile that fits the output). INPUT `-` is standard
+/// input, OUTPUT `-` standard output. The input is never overwritten; an existing output only with
+/// `--force` (without it, of two runs racing for one name exactly one writes it, the other fails).
+/// Exit status as the cut-out action's: 0 done, 1 reading, decoding or writing failed (an existing
+/// output included), 2 usage error; on failure no output file is left behind.
 func runConvert(_ arguments: [String]) -> Int32 {
+    let parsed: ParsedArguments
     var options = PNGEncoder.Options(reduceColorType: true)
-    var paths: [String] = []
-    var force = false
-    var rest = arguments[...]
-    while let argument = rest.popFirst() {
-        switch argument {
-        case "--fast":
-            options = .fast
-        case "--force", "-f":
-            force = true
-        case "--keep-layout":
-            options.reduceColorType = false
-        case "--level":
-            guard let value = rest.popFirst().flatMap({ Int($0) }), (0...9).contains(value) else {
-                return usageFailure("convert", "--level needs a number from 0 to 9")
+    let limits: DecodingLimits
+    do throws(UsageError) {
+        parsed = try ArgumentParser(options: convertOptions).parse(arguments)
+        if parsed.flag("help") { return printHelp(convertHelp) }
+        if parsed.flag("fast") { options = .fast }
+        if parsed.flag("keep-layout") { options.reduceColorType = false }
+        if let text = try parsed.value("level") {
+            guard let level = Int(text), (0...9).contains(level) else {
+                throw .invalidValue(option: "--level", value: text, expected: "a whole number from 0 to 9")
             }
-            options.level = value
-        default:
-            if argument.hasPrefix("-") && argument.count > 1 { return usageFailure("convert", "unknown option \(argument)") }
-            paths.append(argument)
+            options.level = level
         }
+        limits = try LimitOptions.limits(from: parsed)
+    } catch {
+        return usageFailure("convert", error.description)
     }
-    guard paths.count == 2 else { return usageFailure("convert", "expected INPUT and OUTPUT.png") }
-    let (input, output) = (paths[0], paths[1])
+    let force = parsed.flag("force")
+    guard parsed.positionals.count == 2 else { return usageFailure("convert", "expected INPUT and OUTPUT.png") }
+    let (input, output) = (parsed.positionals[0], parsed.positionals[1])
     let outputExtension = URL(fileURLWithPath: output).pathExtension.lowercased()
     if output != "-", !outputExtension.isEmpty, outputExtension != "png" {
         return usageFailure("convert", "\(output): convert writes PNG only; name the output .png")
@@ -41,31 +39,39 @@ func runConvert(_ arguments: [String]) -> Int32 {
         == URL(fileURLWithPath: output).standardizedFileURL.resolvingSymlinksInPath() {
         return usageFailure("convert", "\(output) is the input; Lift never overwrites an input")
     }
-    if output != "-", !force, FileManager.default.fileExists(atPath: output) {
-        return usageFailure("convert", "\(output) exists; add --force to replace it")
+    if output != "-" {
+        for removed in AtomicFile.removeStaleTemporaryFiles(in: (output as NSString).deletingLastPathComponent) {
+            reportOnStandardError("lift convert: removed \(removed), a temporary file left by an interrupted run\n")
+        }
+        // Checked here to fail before decoding; the write itself refuses to replace a file created meanwhile.
+        if !force, FileManager.default.fileExists(atPath: output) || isSymbolicLink(output) {
+            return outputExists(output)
+        }
     }
     do {
         let bytes = try readInput(input)
         let png: [UInt8]
         if ImageFormat.sniff(bytes) == .png {
-            let info = try PNGDecoder.readInfo(bytes)
+            let info = try PNGDecoder.readInfo(bytes, limits: limits)
             options.metadata = info.metadata
             if info.header.bitDepth == 16 {
-                png = try PNGEncoder.encode(PNGSamples(try PNGDecoder.decode16(bytes).image), options: options)
+                png = try PNGEncoder.encode(PNGSamples(try PNGDecoder.decode16(bytes, limits: limits).image), options: options)
             } else {
-                png = try PNGEncoder.encode(try PNGDecoder.decode(bytes).image, options: options)
+                png = try PNGEncoder.encode(try PNGDecoder.decode(bytes, limits: limits).image, options: options)
             }
         } else {
-            let photo = try ImageIO.decodePhoto(bytes)
+            let photo = try ImageIO.decodePhoto(bytes, limits: limits)
             options.metadata = photo.color
             png = try PNGEncoder.encode(photo.image, options: options)
         }
         if output == "-" {
             try StandardStream.write(png, to: STDOUT_FILENO)
         } else {
-            try AtomicFile.write(png, to: output)
+            try AtomicFile.write(png, to: output, overwrite: force)
         }
         return 0
+    } catch let error as AtomicFile.WriteError where error.reason == "file exists" {
+        return outputExists(output)  // another process wrote it meanwhile
     } catch let error as AtomicFile.WriteError {
         return commandFailure("convert", error)
     } catch let error as StandardStream.WriteError {
@@ -73,4 +79,33 @@ func runConvert(_ arguments: [String]) -> Int32 {
     } catch {
         return commandFailure("convert", error, path: input)
     }
+}
+
+/// `convert`'s options, as its `--help` lists them.
+private let convertOptions: [OptionSpec] = [
+    OptionSpec("force", short: "f", help: "replace OUTPUT if it exists (the input is never replaced)"),
+    OptionSpec("level", value: "N", help: "zlib level, 0 (stored) ... 9 (smallest); default 6"),
+    OptionSpec("fast", help: "the fast settings made for masks: level 1, run-length matching, Up filter"),
+    OptionSpec("keep-layout", help: "keep the decoded RGBA layout instead of the smallest lossless one"),
+] + LimitOptions.specs + [
+    OptionSpec("help", short: "h", help: "show this help"),
+]
+
+/// `lift convert --help`.
+private let convertHelp = HelpText.subcommand(
+    usage: "lift convert [options] [--] INPUT OUTPUT.png",
+    summary: ["Decodes a PNG or JPEG (any layout Lift reads) and writes it as PNG, atomically: PNG inputs keep",
+              "16-bit samples and metadata, JPEG inputs their ICC profile. '-' is standard input or output."],
+    options: convertOptions)
+
+/// Reports that `output` exists and is kept; returns exit code 1, as the cut-out action does.
+private func outputExists(_ output: String) -> Int32 {
+    reportOnStandardError("lift convert: \(output) exists (use --force to replace it)\n")
+    return 1
+}
+
+/// Whether `path` is a symbolic link (dangling ones included, which `fileExists` does not see).
+private func isSymbolicLink(_ path: String) -> Bool {
+    var status = stat()
+    return lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFLNK
 }

@@ -2,14 +2,19 @@ import Foundation
 import Lift
 import LiftCLI
 
-/// `lift info FILE` (`-` reads standard input): prints the format, size, colour type, bit depth, interlace and metadata chunks of an
+/// `lift info [--] FILE` (`-` reads standard input): prints the format, size, colour type, bit depth, interlace and metadata chunks of an
 /// image file, one `key: value` line each. PNG files are checked chunk by chunk without decoding pixels;
 /// JPEG files are decoded (to check them) and described by their frame, scans and metadata.
-/// Returns 0 on success, 1 when the file cannot be read or is invalid, 2 for a usage error.
+/// Returns 0 on success, 1 when the file cannot be read or is invalid (or the lines cannot be written), 2 for a usage error.
 func runInfo(_ arguments: [String]) -> Int32 {
-    guard arguments.count == 1, let path = arguments.first, !path.hasPrefix("-") || path == "-" else {
-        return usageFailure("info", "expected one FILE")
+    let parsed: ParsedArguments
+    do throws(UsageError) {
+        parsed = try ArgumentParser(options: infoOptions).parse(arguments)
+    } catch {
+        return usageFailure("info", error.description)
     }
+    if parsed.flag("help") { return printHelp(infoHelp) }
+    guard parsed.positionals.count == 1, let path = parsed.positionals.first else { return usageFailure("info", "expected one FILE") }
     do {
         let bytes = try readInput(path)
         let lines: [String]
@@ -26,6 +31,16 @@ func runInfo(_ arguments: [String]) -> Int32 {
         return commandFailure("info", error, path: path)
     }
 }
+
+/// `info`'s options.
+private let infoOptions = [OptionSpec("help", short: "h", help: "show this help")]
+
+/// `lift info --help`.
+private let infoHelp = HelpText.subcommand(
+    usage: "lift info [--] FILE",
+    summary: ["Prints a PNG's or JPEG's format, size, colour type, bit depth, interlace or scans, orientation and",
+              "metadata, one 'key: value' line each, checking the file on the way. FILE '-' is standard input."],
+    options: infoOptions)
 
 /// A PNG's header fields and kept chunks, read without decoding pixels.
 private func pngLines(_ bytes: [UInt8]) throws -> [String] {

@@ -26,20 +26,26 @@ enum LiftBinary {
         return executable.deletingLastPathComponent().appendingPathComponent("lift")
     }()
 
-    /// Runs `lift arguments` in `directory` with `input` on standard input; standard output and error
-    /// go to the files at `standardOutputPath` and `standardErrorPath` (such as `/dev/full`) when given.
+    /// Runs `lift arguments` in `directory` with `input` on standard input (or the file at
+    /// `standardInputPath`, such as `/dev/zero`); standard output and error go to the files at
+    /// `standardOutputPath` and `standardErrorPath` (such as `/dev/full`) when given. A run still going
+    /// after `timeout` seconds is killed (status 9 by signal), so a hang fails its test instead of
+    /// stalling the suite. `executable` runs another program instead (a shell that sets limits first).
     static func run(_ arguments: [String], in directory: URL? = nil, input: [UInt8] = [],
-                    environment extra: [String: String] = [:], standardOutputPath: String? = nil,
-                    standardErrorPath: String? = nil) throws -> Result {
+                    environment extra: [String: String] = [:], standardInputPath: String? = nil,
+                    standardOutputPath: String? = nil, standardErrorPath: String? = nil,
+                    timeout: TimeInterval = 300, executable: URL? = nil) throws -> Result {
         let process = Process()
-        process.executableURL = url
+        process.executableURL = executable ?? url
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
         var environment = ProcessInfo.processInfo.environment
         environment.merge(extra) { _, new in new }
         process.environment = environment
         let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-        process.standardInput = stdin
+        let inputFile = standardInputPath.flatMap { FileHandle(forReadingAtPath: $0) }
+        defer { try? inputFile?.close() }
+        process.standardInput = inputFile ?? stdin
         let outputFile = standardOutputPath.flatMap { FileHandle(forWritingAtPath: $0) }
         defer { try? outputFile?.close() }
         if outputFile != nil { try stdout.fileHandleForWriting.close() }
@@ -49,6 +55,7 @@ enum LiftBinary {
         if errorFile != nil { try stderr.fileHandleForWriting.close() }
         process.standardError = errorFile ?? stderr
         try process.run()
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         // Read both pipes concurrently with writing, so neither side blocks on a full pipe.
         let group = DispatchGroup()
         nonisolated(unsafe) var outBytes = Data(), errBytes = Data()

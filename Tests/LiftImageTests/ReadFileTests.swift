@@ -26,6 +26,19 @@ import Testing
         #expect(throws: ImageIOError.fileTooLarge(path: path, limit: 64)) { try ImageIO.readFile(path, maxBytes: 64) }
     }
 
+    @Test func pipesAndDevicesAreRefusedWithoutBeingRead() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        #expect(mkfifo(scratch.path("p.png"), 0o644) == 0)
+        // No writer ever opens the pipe: a blocking open would wait forever.
+        #expect(throws: ImageIOError.cannotRead(path: scratch.path("p.png"), reason: "it is a named pipe (FIFO), not a regular file")) {
+            try ImageIO.readFile(scratch.path("p.png"))
+        }
+        #expect(throws: ImageIOError.cannotRead(path: "/dev/zero", reason: "it is a character device, not a regular file")) {
+            try ImageIO.readFile("/dev/zero")
+        }
+    }
+
     @Test func errorsCarryTheSystemReason() throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }

@@ -9,9 +9,9 @@ public enum Fixtures {
     /// The URL of a fixture, `relativePath` below `Tests/Fixtures/`.
     public static func url(_ relativePath: String) -> URL { root.appendingPathComponent(relativePath) }
 
-    /// The bytes of a fixture file.
-    public static func bytes(_ relativePath: String) throws -> [UInt8] {
-        [UInt8](try Data(contentsOf: url(relativePath)))
+    /// The bytes of a fixture file (`absolute`: of the file at `relativePath` taken as a path of its own).
+    public static func bytes(_ relativePath: String, absolute: Bool = false) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: absolute ? URL(fileURLWithPath: relativePath) : url(relativePath)))
     }
 
     /// The repository root (parent of `Tests/`).

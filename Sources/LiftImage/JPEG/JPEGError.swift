@@ -16,6 +16,8 @@ public enum JPEGError: Error, Equatable, Sendable, CustomStringConvertible {
     case missingTable(marker: String, offset: Int, kind: String, id: Int)
     /// The image would exceed one of the `DecodingLimits` (checked before allocating).
     case limitExceeded(what: String, value: Int, limit: Int)
+    /// A `width × height` frame would take more than `budget` bytes to cut out (`MemoryBudget`).
+    case overMemoryBudget(width: Int, height: Int, budget: Int)
     /// The file has no frame (`SOFn`) or no scan before it ends.
     case noImageData(offset: Int)
 
@@ -35,6 +37,8 @@ public enum JPEGError: Error, Equatable, Sendable, CustomStringConvertible {
             return "JPEG \(marker) at byte \(offset) uses \(kind) table \(id), which was never defined"
         case let .limitExceeded(what, value, limit):
             return "JPEG \(what) is \(value), above the limit of \(limit)"
+        case let .overMemoryBudget(width, height, budget):
+            return MemoryBudget.refusal(width: width, height: height, estimate: MemoryBudget.estimate(width: width, height: height), budget: budget)
         case let .noImageData(offset):
             return "JPEG ends at byte \(offset) without a frame and a scan"
         }

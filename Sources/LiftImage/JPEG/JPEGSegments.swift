@@ -115,6 +115,9 @@ extension JPEGDecodeSession {
         if width * height > limits.maxPixels {
             throw .limitExceeded(what: "pixel count", value: width * height, limit: limits.maxPixels)
         }
+        if MemoryBudget.estimate(width: width, height: height) > limits.maxMemoryBytes {
+            throw .overMemoryBudget(width: width, height: height, budget: limits.maxMemoryBytes)
+        }
         frame = JPEGFrame(offset: s.offset, markerCode: s.code, process: process, width: width, height: height, components: components)
     }
 

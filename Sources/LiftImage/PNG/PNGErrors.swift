@@ -70,6 +70,8 @@ public enum PNGParsingError: Error, Equatable, Sendable, CustomStringConvertible
     case notGray(colorType: UInt8)
     /// A size exceeds a `DecodingLimits` field (`limit` names it) or overflows.
     case limitExceeded(limit: String, value: Int, maximum: Int)
+    /// A `width × height` image would take more than `budget` bytes to cut out (`MemoryBudget`).
+    case overMemoryBudget(width: Int, height: Int, budget: Int)
 
     public var description: String {
         switch self {
@@ -97,6 +99,8 @@ public enum PNGParsingError: Error, Equatable, Sendable, CustomStringConvertible
             case "height": return "the image is \(value) pixels tall, over the limit of \(maximum)"
             default: return "the image needs \(value) \(limit), over the limit of \(maximum)"
             }
+        case .overMemoryBudget(let width, let height, let budget):
+            return MemoryBudget.refusal(width: width, height: height, estimate: MemoryBudget.estimate(width: width, height: height), budget: budget)
         }
     }
 }

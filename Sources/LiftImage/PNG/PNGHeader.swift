@@ -97,6 +97,9 @@ public struct PNGHeader: Sendable, Equatable {
         guard !overflow, pixels <= limits.maxPixels, pixels <= Int.max / 8 else {
             throw .limitExceeded(limit: "pixels", value: overflow ? Int.max : pixels, maximum: limits.maxPixels)
         }
+        guard MemoryBudget.estimate(width: width, height: height) <= limits.maxMemoryBytes else {
+            throw .overMemoryBudget(width: width, height: height, budget: limits.maxMemoryBytes)
+        }
         guard let inflated = inflatedByteCount, inflated <= limits.maxInflatedBytes else {
             throw .limitExceeded(limit: "inflated bytes", value: inflatedByteCount ?? Int.max, maximum: limits.maxInflatedBytes)
         }
