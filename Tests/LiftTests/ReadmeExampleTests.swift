@@ -17,7 +17,7 @@ private func readmeExample(photoPath: String, outputDirectory: String) throws ->
     try ImageFiles.savePNG(cutout, to: outputDirectory + "/cutout.png")
 
     // The subject under a point, as a transparent cut-out, and its soft mask (0…1, photo size).
-    if let subject = analysis.subject(at: PixelPoint(x: 128, y: 100)) {
+    if let subject = analysis.subject(at: PixelPoint(x: 256, y: 200)) {
         try ImageFiles.savePNG(try analysis.image(for: [subject]), to: outputDirectory + "/picked.png")
         try ImageFiles.savePNG(try analysis.mask(for: [subject]).grayImage(), to: outputDirectory + "/picked.mask.png")
     }
@@ -28,17 +28,14 @@ private func readmeExample(photoPath: String, outputDirectory: String) throws ->
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }
     let directory = scratch.path
-    // The astronaut fixture (256×256 RGB) as a PNG file.
-    let photo = try Fixtures.opaqueImage(rgb: "person/astronaut.rgb", width: 256, height: 256)
-    try ImageFiles.savePNG(photo, to: directory + "/astronaut.png")
-
-    let subjects = try readmeExample(photoPath: directory + "/astronaut.png", outputDirectory: directory)
+    // The README's bundled photo (512×512 JPEG), as `Tests/Consumer/run.sh` runs it too.
+    let subjects = try readmeExample(photoPath: Fixtures.url("examples/astronaut.jpg").path, outputDirectory: directory)
     #expect(subjects >= 1)
     let cutout = try ImageFiles.load(directory + "/cutout.png")
     #expect(cutout.isOpaque)
     #expect(cutout.width > 0 && cutout.height > 0)
     #expect(FileManager.default.fileExists(atPath: directory + "/picked.png"))
-    #expect(try ImageFiles.load(directory + "/picked.mask.png").width == 256)
+    #expect(try ImageFiles.load(directory + "/picked.mask.png").width == 512)
 }
 
 @Test func missingWeightsAreATypedErrorNamingTheSearch() throws {
