@@ -20,11 +20,11 @@ git -C "$scratch/Lift" -c user.name=ci -c user.email=ci@localhost tag 1.0.0
 mkdir -p "$scratch/Consumer/Sources/ReadmeExample" "$scratch/out"
 cp "$root/Tests/Consumer/Package.swift" "$scratch/Consumer/"
 cp -r "$root/Tests/Consumer/Sources/TimedCutout" "$scratch/Consumer/Sources/"
-# ReadmeExample: the README's Swift block as it is, after the two names it leaves to the reader.
+# ReadmeExample: the README's first Swift block as it is, after the two names it leaves to the reader.
 {
   echo "import Lift"
   echo "let photoPath = CommandLine.arguments[1], outputDirectory = CommandLine.arguments[2]"
-  awk '/^```swift$/ { inside = 1; next } /^```$/ { inside = 0 } inside && !/^import Lift$/' "$root/README.md"
+  awk '/^```swift$/ && !done { inside = 1; next } /^```$/ && inside { inside = 0; done = 1 } inside && !/^import Lift$/' "$root/README.md"
 } > "$scratch/Consumer/Sources/ReadmeExample/main.swift"
 
 export LIFT_PACKAGE_URL="file://$scratch/Lift"
