@@ -28,6 +28,10 @@ public enum CutoutCommand: Sendable, Equatable {
         OptionSpec("mask", value: "PATH", help: "also write the grey mask (file for one input, else directory)"),
         OptionSpec("labels", value: "PATH", help: "also write the instance label map (0 = background, 1.. = subjects)"),
         OptionSpec("json", value: "PATH", help: "write a JSON report (sizes, instances, timings) to PATH or '-'"),
+        OptionSpec("json-lines", help: "write one JSON object per image to standard output as it finishes"),
+        OptionSpec("files-from", value: "FILE", help: "also take the inputs listed in FILE ('-': standard input), one path per line"),
+        OptionSpec("null", short: "0", help: "paths in the --files-from list end with NUL bytes, not line ends"),
+        OptionSpec("shard", value: "K/N", help: "process only part K of N (1 <= K <= N) of the inputs, by a stable hash of each path"),
         OptionSpec("png-level", value: "N", help: "zlib level of the cut-out, 0 (stored) ... 9 (smallest); default 4, half of 6's time for ~2 % more bytes"),
         OptionSpec("threshold", value: "T", help: "probability from which a pixel is subject, 0...1 (default 0.5)"),
         OptionSpec("no-refine", help: "skip edge refinement"),
@@ -44,9 +48,20 @@ public enum CutoutCommand: Sendable, Equatable {
         let parsed = try ArgumentParser(options: optionSpecs).parse(arguments)
         if parsed.flag("help") { return .help }
         if parsed.flag("version") { return .version }
-        guard !parsed.positionals.isEmpty else { throw .missingInput }
+        let inputList = try parsed.value("files-from")
+        guard !parsed.positionals.isEmpty || inputList != nil else { throw .missingInput }
 
         var options = CutoutOptions(inputs: parsed.positionals)
+        options.inputList = inputList
+        options.inputListNullSeparated = parsed.flag("null")
+        if options.inputListNullSeparated, inputList == nil { throw .requiresOption("--null", requires: "--files-from") }
+        if let text = try parsed.value("shard") {
+            guard let shard = Shard(parsing: text) else {
+                throw .invalidValue(option: "--shard", value: text, expected: "K/N with whole numbers 1 <= K <= N, such as 2/8")
+            }
+            options.shard = shard
+        }
+        options.jsonLines = parsed.flag("json-lines")
         options.output = try parsed.value("output").map(OutputTarget.init(argument:))
         options.recursive = parsed.flag("recursive")
         options.force = parsed.flag("force")
@@ -91,6 +106,10 @@ public enum CutoutCommand: Sendable, Equatable {
         }
         if options.output == .standardOutput, options.jsonReport == .standardOutput {
             throw .conflictingOptions("--output -", "--json -", reason: "only one of them can use standard output")
+        }
+        if options.jsonLines, options.output == .standardOutput || options.jsonReport == .standardOutput {
+            throw .conflictingOptions("--json-lines", options.output == .standardOutput ? "--output -" : "--json -",
+                                      reason: "only one of them can use standard output")
         }
         if let text = try parsed.value("threshold") {
             guard let value = Float(text), value >= 0, value <= 1 else {
@@ -186,7 +205,10 @@ public enum CutoutCommand: Sendable, Equatable {
     /// Checks that can be made on the input list alone.
     private static func checkInputs(_ options: CutoutOptions) throws(UsageError) {
         let stdinCount = options.inputs.filter { $0 == "-" }.count
-        if stdinCount > 1 { throw .invalidOutput("standard input ('-') can be read only once") }
+        if stdinCount + (options.inputList == "-" ? 1 : 0) > 1 { throw .invalidOutput("standard input ('-') can be read only once") }
+        if options.shard != nil, stdinCount > 0 {
+            throw .conflictingOptions("--shard", "-", reason: "standard input is one stream, which cannot be split into shards")
+        }
         if options.output == .standardOutput, options.inputs.count > 1 {
             throw .invalidOutput("'-o -' writes one image to standard output, but \(options.inputs.count) inputs were given")
         }

@@ -4,6 +4,17 @@ import Lift
 public struct CutoutOptions: Sendable, Equatable {
     /// Input paths as given: files, directories, or `-` for standard input.
     public var inputs: [String]
+    /// A file listing more inputs (`--files-from`, `-` for standard input), read before planning.
+    public var inputList: String?
+    /// The list's paths are separated by NUL bytes instead of line ends (`--null`).
+    public var inputListNullSeparated = false
+    /// Where each input named by the list comes from (`list.txt line 3`), by input path; the
+    /// planner names it when the file is missing.
+    public var inputOrigins: [String: String] = [:]
+    /// Process only this part of the inputs (`--shard K/N`).
+    public var shard: Shard?
+    /// Write one JSON object per image to standard output as it finishes (`--json-lines`).
+    public var jsonLines = false
     /// Where cut-outs go; `nil` means `<name>.cutout.png` next to each input.
     public var output: OutputTarget?
     /// Descend into sub-directories of directory inputs.

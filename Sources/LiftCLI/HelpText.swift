@@ -42,6 +42,8 @@ public enum HelpText {
             "  lift photo.jpg --mask photo.mask.png --json -",
             "                                          also the grey mask, and a JSON report on stdout",
             "  cat photo.jpg | lift - > cutout.png     standard input to standard output",
+            "  lift --files-from all.txt --shard 3/8 -o out/ --skip-existing --json-lines",
+            "                                          part 3 of 8 of a listed batch, a JSON line per image",
             "",
             "EXIT STATUS",
             "  0 every input done   1 some inputs failed (each printed with its reason)   2 usage error",
@@ -58,6 +60,7 @@ public enum HelpText {
         ("MODEL", ["model", "quality", "threshold", "no-refine", "threads", "max-pixels", "max-memory"]),
         ("SUBJECTS", ["instances", "at", "each"]),
         ("LOOK", ["background", "crop", "margin", "square", "max-size"]),
+        ("BATCHES ACROSS MACHINES", ["files-from", "null", "shard", "json-lines"]),
         ("GENERAL", ["quiet", "help", "version"]),
     ]
 

@@ -52,7 +52,7 @@ public enum LiftCommand {
                 return HelpText.emit("lift \(LiftVersion.string)\n", write: environment.writeStandardOutput,
                                      report: environment.writeStandardError)
             case .run(let parsed):
-                options = parsed
+                options = try InputList.adding(to: parsed)
             }
             entries = try OutputPlanner(fileSystem: environment.fileSystem).plan(options)
             let jobs = entries.compactMap { if case .process(let job) = $0 { job } else { nil } }
@@ -77,13 +77,19 @@ public enum LiftCommand {
                 return 1
             }
         }
-        let reporter: any BatchReporter
+        var reporter: any BatchReporter
         if !options.quiet, environment.standardErrorIsTerminal, entries.count > 1 {
             reporter = ProgressBarReporter(width: environment.terminalWidth, write: environment.writeStandardError)
         } else {
             reporter = LogLineReporter(quiet: options.quiet, write: environment.writeStandardError)
         }
+        let lines = options.jsonLines ? JSONLinesReporter(inner: reporter, write: environment.writeStandardOutput) : nil
+        if let lines { reporter = lines }
         let (summary, reports) = BatchRunner(reporter: reporter, keepReports: options.jsonReport != nil).run(entries, process: process)
+        if let error = lines?.writeError {
+            environment.writeStandardError("lift: --json-lines: \(error)\n")
+            return 1
+        }
 
         guard let target = options.jsonReport else { return summary.exitCode }
         do {

@@ -77,6 +77,8 @@ public enum PlanFailure: Error, Sendable, Equatable, CustomStringConvertible {
     case outputCollision(output: String, otherInput: String)
     /// The input is a named pipe, a device or a socket (`kind` says which), which Lift does not read.
     case notRegularFile(kind: String)
+    /// An input from the `--files-from` list (`origin`: "line 3 of list.txt") does not exist.
+    case listedInputNotFound(origin: String)
 
     /// The failure for a path that names nothing: a name that was not UTF-8, or simply missing.
     static func missing(_ path: String) -> PlanFailure {
@@ -93,6 +95,7 @@ public enum PlanFailure: Error, Sendable, Equatable, CustomStringConvertible {
         case .outputExists(let output): "\(output) exists (use --force to overwrite, or --skip-existing)"
         case .outputCollision(let output, let other): "\(output) would also be written for \(other); rename one of them or use separate runs"
         case .notRegularFile(let kind): "cannot read: \(ImageIO.notRegularReason(kind))"
+        case .listedInputNotFound(let origin): "no such file or directory (\(origin))"
         }
     }
 }
@@ -148,7 +151,8 @@ public struct OutputPlanner: Sendable {
             }
             switch kind {
             case .missing:
-                pending.append(.settled(.fail(input, .missing(input))))
+                let failure = options.inputOrigins[input].map { PlanFailure.listedInputNotFound(origin: $0) } ?? .missing(input)
+                pending.append(.settled(.fail(input, failure)))
             case .special(let what):
                 pending.append(.settled(.fail(input, .notRegularFile(kind: what))))
             case .file:
@@ -186,6 +190,10 @@ public struct OutputPlanner: Sendable {
                     pending.append(.settled(.fail(input, .unreadableDirectory(reason: "\(error)"))))
                 }
             }
+        }
+
+        if let shard = options.shard {
+            pending = pending.filter { shard.contains(fileSystem.canonicalPath($0.inputPath)) }
         }
 
         // Second pass: name every output, then check it against inputs, other outputs and the disk.
@@ -341,6 +349,16 @@ public struct OutputPlanner: Sendable {
     enum Pending {
         case image(FoundImage)
         case settled(PlanEntry)
+
+        /// The path that decides the input's `--shard` (standard input, which cannot be sharded, is `-`).
+        var inputPath: String {
+            switch self {
+            case .image(let found): found.source.displayName
+            case .settled(.process(let job)): job.input.displayName
+            case .settled(.skip(let input, _)): input.displayName
+            case .settled(.duplicate(let input, _)), .settled(.fail(let input, _)): input
+            }
+        }
     }
 
     /// Whether a recursive scan of canonical directory `outer` lists canonical directory `inner`: `inner`

@@ -19,6 +19,8 @@ public enum UsageError: Error, Equatable, CustomStringConvertible {
     case missingInput
     /// The inputs and outputs do not fit together (e.g. several images to one output file).
     case invalidOutput(String)
+    /// The `--files-from` list could not be read.
+    case unreadableInputList(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -40,6 +42,8 @@ public enum UsageError: Error, Equatable, CustomStringConvertible {
             return "no input given; name image files or directories, or '-' for standard input"
         case .invalidOutput(let reason):
             return reason
+        case .unreadableInputList(let path, let reason):
+            return "cannot read the --files-from list \(path == "-" ? "<stdin>" : path): \(reason)"
         }
     }
 }

@@ -44,7 +44,8 @@ private let infoHelp = HelpText.subcommand(
 
 /// A PNG's header fields and kept chunks, read without decoding pixels.
 private func pngLines(_ bytes: [UInt8]) throws -> [String] {
-    let info = try PNGDecoder.readInfo(bytes)
+    // Describing a file allocates no pixels, so a photo too big to cut out here is still described.
+    let info = try PNGDecoder.readInfo(bytes, limits: DecodingLimits(maxMemoryBytes: .max))
     let header = info.header
     var lines = [
         "format: PNG",

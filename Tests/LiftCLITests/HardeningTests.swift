@@ -84,6 +84,10 @@ struct HardeningTests {
         #expect(limited.status == 1, "\(limited.standardError)")
         #expect(limited.standardError.contains("big.png: cannot decode: a 14000×14000 image needs about 5.7 GB to cut out, more than the memory budget of"),
                 "\(limited.standardError)")
+        // Describing the file allocates no pixels: `info` still works there.
+        let described = try LiftBinary.run(["-c", "ulimit -v 3000000 && exec \"$0\" info big.png", LiftBinary.url.path],
+                                           in: scratch.url, timeout: 60, executable: URL(fileURLWithPath: "/bin/sh"))
+        #expect(described.status == 0 && described.outputText.contains("size: 14000x14000"), "\(described.standardError)")
         try scratch.write(try SamplePhotos.astronaut(), to: "a.png")
         let small = try LiftBinary.run(["a.png", "-o", "o.png", "--max-memory", "100MB", "-m", "person"], in: scratch.url)
         #expect(small.status == 1)

@@ -1,0 +1,51 @@
+import Lift
+
+/// `--files-from FILE|-`: a list of input paths, one per line (a trailing `\r` dropped) or, with
+/// `--null`, NUL-terminated (as `find -print0` writes), appended to the inputs named on the command
+/// line. Empty entries are skipped; relative paths are taken from the working directory (as
+/// `tar -T` and `rsync --files-from` do). A missing file is reported with its line, and the batch
+/// goes on.
+enum InputList {
+    /// The largest list read (256 MiB: millions of paths).
+    static let maxBytes = 256 << 20
+
+    /// `options` with the list's paths added to `inputs` and their origins recorded; unchanged when
+    /// there is no list.
+    /// - Throws: `UsageError.unreadableInputList` when the list cannot be read.
+    static func adding(to options: CutoutOptions) throws(UsageError) -> CutoutOptions {
+        guard let source = options.inputList else { return options }
+        let bytes: [UInt8]
+        do {
+            bytes = source == "-" ? try ImageIO.readStandardInput(maxBytes: maxBytes) : try ImageIO.readFile(source, maxBytes: maxBytes)
+        } catch {
+            throw .unreadableInputList(path: source, reason: reason(error))
+        }
+        var options = options
+        let name = source == "-" ? "<stdin>" : source
+        for (index, entry) in entries(bytes, nullSeparated: options.inputListNullSeparated).enumerated() where !entry.isEmpty {
+            options.inputs.append(entry)
+            if options.inputOrigins[entry] == nil {
+                options.inputOrigins[entry] = options.inputListNullSeparated ? "entry \(index + 1) of \(name)" : "line \(index + 1) of \(name)"
+            }
+        }
+        return options
+    }
+
+    /// The entries of a list, empty ones kept so indices are line numbers less one.
+    static func entries(_ bytes: [UInt8], nullSeparated: Bool) -> [String] {
+        var parts = bytes.split(separator: nullSeparated ? 0 : 0x0A, omittingEmptySubsequences: false).map { part in
+            String(decoding: !nullSeparated && part.last == 0x0D ? part.dropLast() : part, as: UTF8.self)
+        }
+        if parts.last == "" { parts.removeLast() }
+        return parts
+    }
+
+    /// The reason without the path the message already names.
+    private static func reason(_ error: ImageIOError) -> String {
+        switch error {
+        case .cannotRead(_, let reason): reason
+        case .fileTooLarge(_, let limit): "it is larger than \(limit >> 20) MiB"
+        case .unknownFormat: "\(error)"
+        }
+    }
+}
