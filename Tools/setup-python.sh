@@ -7,6 +7,7 @@
 #
 #   Tools/setup-python.sh            # python3 from PATH (the pins are for Python 3.11)
 #   PYTHON=python3.11 Tools/setup-python.sh
+#   Tools/setup-python.sh dask distributed pyyaml     # only these pins (no torch), e.g. for Tools/distributed/
 #
 # torch is a large download (several GB with its CUDA libraries). Nothing here is needed to build
 # Lift or to run `swift test`.
@@ -30,6 +31,17 @@ if [ ! -x .venv/bin/python ]; then
     exit 1
   fi
 fi
-echo "setup-python: installing Tools/requirements.txt into .venv"
-.venv/bin/python -m pip install --disable-pip-version-check -r Tools/requirements.txt
+if [ "$#" -gt 0 ]; then
+  pins=()
+  for name in "$@"; do
+    pin="$(grep -i -E "^${name}==" Tools/requirements.txt || true)"
+    [ -n "$pin" ] || { echo "setup-python: $name is not pinned in Tools/requirements.txt" >&2; exit 1; }
+    pins+=("$pin")
+  done
+  echo "setup-python: installing ${pins[*]} into .venv"
+  .venv/bin/python -m pip install --disable-pip-version-check "${pins[@]}"
+else
+  echo "setup-python: installing Tools/requirements.txt into .venv"
+  .venv/bin/python -m pip install --disable-pip-version-check -r Tools/requirements.txt
+fi
 echo "setup-python: done; use .venv/bin/python"
