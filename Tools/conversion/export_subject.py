@@ -22,7 +22,6 @@ import argparse
 import hashlib
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -34,6 +33,7 @@ TOOLS = Path(__file__).resolve().parents[1]
 REPO = TOOLS.parent
 sys.path.insert(0, str(TOOLS))  # Tools/: liftpy/ and the job folders import from there
 from liftpy.subject_model import SubjectNet, count_macs, variant_of  # noqa: E402
+from liftpy.repository import git_commit  # noqa: E402
 
 
 ENCODERS = {"e0": "EfficientNet-Lite0"}  # variants whose encoder is not the MobileNetV3-style one
@@ -124,14 +124,6 @@ def fixture_inputs():
     """(name, HxWx3 uint8) public-domain photos bundled with scikit-image."""
     from skimage import data
     return [("coffee", data.coffee()), ("chelsea", data.chelsea()), ("rocket", data.rocket())]
-
-
-def git_commit():
-    try:
-        return subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
-                              capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def write_fixtures(model, out_dir: Path, weights_path: Path, command: str):

@@ -26,7 +26,6 @@ import argparse
 import json
 import os
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -36,6 +35,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/: liftpy/ and the job folders import from there
 from evaluation.eval_subject import cut_mae, predict_torch, sod_metrics  # noqa: E402
 from liftpy.duts_data import TrainBatches, load_split  # noqa: E402
+from liftpy.repository import git_commit  # noqa: E402
 from liftpy.subject_model import SubjectNet, count_macs, grow, variant_of  # noqa: E402
 from training.training_recipe import EMA, calibrate_from_export, loss_fn, lr_at, param_groups  # noqa: E402
 
@@ -51,14 +51,6 @@ def atomic_save(obj, path: Path):
     tmp = path.with_suffix(".tmp")
     torch.save(obj, tmp)
     os.replace(tmp, path)
-
-
-def git_commit():
-    try:
-        return subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
-                              capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def to_tensors(x, y):
