@@ -4,7 +4,7 @@
 Usage: .venv/bin/python Benchmarks/jpeg_peer.py [--runs N] [--lift PATH-TO-lift-bench]
 
 Makes a synthetic 12 MP (4000 x 3000) photo-like picture, saves it as baseline 4:2:0 q90 and
-progressive 4:2:0 q90 JPEGs under /tmp/lift-jpeg-bench/, times Pillow's full decode (open + load +
+progressive 4:2:0 q90 JPEGs under Benchmarks/.work/jpeg-bench/, times Pillow's full decode (open + load +
 RGB pixels) and then runs `lift-bench jpeg` on the same files. Throughput is MB/s of decoded RGB
 (width x height x 3), from the median wall time; the ratio columns are Lift's speed relative to
 Pillow's (Pillow time / Lift time, higher is better for Lift) by wall time and by thread CPU time
@@ -60,7 +60,7 @@ def main():
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--lift", default=".build/release/lift-bench")
     args = parser.parse_args()
-    folder = "/tmp/lift-jpeg-bench"
+    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), ".work", "jpeg-bench")
     os.makedirs(folder, exist_ok=True)
     picture = photo(4000, 3000)
     files = {

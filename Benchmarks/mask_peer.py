@@ -28,7 +28,7 @@ def best_median(fn, runs):
 
 
 def main():
-    directory = sys.argv[1] if len(sys.argv) > 1 else "/tmp/lift-mask-bench"
+    directory = sys.argv[1] if len(sys.argv) > 1 else "Benchmarks/.work/mask-bench"
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 10
     mask = cv2.imread(f"{directory}/mask.pgm", cv2.IMREAD_GRAYSCALE)
     with open(f"{directory}/swift.json") as f:

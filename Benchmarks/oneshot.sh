@@ -4,7 +4,7 @@
 # the whole process (start-up, model load, every stage) and of its encode stage (from the report),
 # and the cut-out's size in bytes.
 # usage: Benchmarks/oneshot.sh ROUNDS PHOTO... -- LIFT_BINARY...
-# e.g.   Benchmarks/oneshot.sh 7 ../shared/photos/objects/0002-01.jpg -- /tmp/old/lift .build/release/lift
+# e.g.   Benchmarks/oneshot.sh 7 ../shared/photos/objects/0002-01.jpg -- ../old-checkout/.build/release/lift .build/release/lift
 set -euo pipefail
 rounds=$1; shift
 photos=(); while [ "$1" != "--" ]; do photos+=("$1"); shift; done; shift

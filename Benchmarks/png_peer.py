@@ -4,8 +4,8 @@
 Usage: .venv/bin/python Benchmarks/png_peer.py [DIR] [REPEATS]
   (build first: swift build -c release --product lift-bench)
 
-Writes three inputs to DIR (default /tmp/lift-png-bench) with Pillow at its default level:
-  photo-12mp.png  4000x3000 RGB, /work/shared/photos/objects/bike.jpg resized (Lanczos)
+Writes three inputs to DIR (default Benchmarks/.work/png-bench) with Pillow at its default level:
+  photo-12mp.png  4000x3000 RGB, ../shared/photos/objects/bike.jpg resized (Lanczos)
   rgba-1080p.png  1920x1080 RGBA, a 1080p photo with a soft elliptical alpha ramp
   mask-4k.png     3840x2160 grey, a hard mask with soft (blurred) edges
 then times Pillow decode (open + load) and encode (save at the default level, and level 1 for the
@@ -23,9 +23,9 @@ import numpy as np
 from PIL import Image, ImageFilter
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DIR = sys.argv[1] if len(sys.argv) > 1 else "/tmp/lift-png-bench"
+DIR = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "Benchmarks", ".work", "png-bench")
 REPEATS = int(sys.argv[2]) if len(sys.argv) > 2 else 5
-PHOTOS = "/work/shared/photos"
+PHOTOS = os.path.join(ROOT, "..", "shared", "photos")
 
 
 def make_inputs():

@@ -85,7 +85,7 @@ private func probabilityMap(of mask: GrayImage, size: Int) -> FloatMap {
 }
 
 func runMaskBench(_ arguments: [String]) {
-    var directory = "/tmp/lift-mask-bench"
+    var directory = "Benchmarks/.work/mask-bench"
     var runs = 10
     var iterator = arguments.makeIterator()
     while let argument = iterator.next() {
@@ -188,7 +188,7 @@ private func readMap(_ path: String) -> FloatMap? {
 /// `--dump OUT` also writes, for the first five samples, the default analysis's composite over
 /// magenta (fringes show up pink) as `OUT/KEY-over.ppm`, with and without decontamination.
 func runMaskQuality(_ arguments: [String]) {
-    var directory = "/tmp/lift-quality"
+    var directory = "Benchmarks/.work/mask-quality"
     var dump: String?
     var iterator = arguments.makeIterator()
     while let argument = iterator.next() {

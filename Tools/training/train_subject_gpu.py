@@ -16,7 +16,7 @@ gpu-train.json (settings, speed, loss curve).
 On the device (see Tools/TRAINING.md, "Training on a lent GPU"):
   python3 Tools/training/train_subject_gpu.py --pack Tools/.pack --init Tools/.pack/part-2/init.pt --minutes 7 --out $OUT
 Smoke test here (CPU, a few steps):
-  .venv/bin/python Tools/training/train_subject_gpu.py --pack /tmp/pack-test --device cpu --batch 4 --minutes 0.5
+  .venv/bin/python Tools/training/train_subject_gpu.py --pack Tools/.pack/test --device cpu --batch 4 --minutes 0.5
 """
 from __future__ import annotations
 
