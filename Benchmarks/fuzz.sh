@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes the PNG decoder, the JPEG decoder and the weight loader for a fixed time each and reports
+# Fuzzes the PNG decoder, the JPEG decoder, the weight loader and the ONNX reader for a fixed time each and reports
 # executions and findings.
 #
 #   Benchmarks/fuzz.sh [SECONDS]     # default 300 s per target; builds into .build-fuzz/
@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-300}"
 work="Benchmarks/.work/fuzz"
 mkdir -p "$work"
-for product in fuzz-png fuzz-jpeg fuzz-weights; do  # one --product per build: SwiftPM keeps only the last
+for product in fuzz-png fuzz-jpeg fuzz-weights fuzz-onnx; do  # one --product per build: SwiftPM keeps only the last
   LIFT_FUZZ=1 swift build -c release --sanitize fuzzer --scratch-path .build-fuzz --product "$product" 2>&1 | tail -n 1
 done
 bin="$(LIFT_FUZZ=1 swift build -c release --sanitize fuzzer --scratch-path .build-fuzz --show-bin-path)"
@@ -42,4 +42,5 @@ run() {  # target, max_len, seed directories…
 run fuzz-png 65536 Tests/Fixtures/png
 run fuzz-jpeg 20000 Tests/Fixtures/jpeg
 run fuzz-weights 65536 Tests/Fixtures/graphs
+run fuzz-onnx 65536 Tests/Fixtures/onnx
 exit "$found"

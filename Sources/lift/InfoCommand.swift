@@ -3,7 +3,8 @@ import Lift
 import LiftCLI
 
 /// `lift info [--] FILE` (`-` reads standard input): prints the format, size, colour type, bit depth, interlace and metadata chunks of an
-/// image file, one `key: value` line each. PNG files are checked chunk by chunk without decoding pixels;
+/// image file, one `key: value` line each; for an `.onnx` model file, its IR version, operator sets,
+/// inputs, outputs, operators and parameter count. PNG files are checked chunk by chunk without decoding pixels;
 /// JPEG files are decoded (to check them) and described by their frame, scans and metadata.
 /// Returns 0 on success, 1 when the file cannot be read or is invalid (or the lines cannot be written), 2 for a usage error.
 func runInfo(_ arguments: [String]) -> Int32 {
@@ -21,6 +22,7 @@ func runInfo(_ arguments: [String]) -> Int32 {
         switch ImageFormat.sniff(bytes) {
         case .png: lines = try pngLines(bytes)
         case .jpeg: lines = try jpegLines(bytes)
+        case nil where path.lowercased().hasSuffix(".onnx"): lines = try onnxLines(bytes)
         case nil: throw ImageIOError.unknownFormat(leadingBytes: Array(bytes.prefix(8)))
         }
         try StandardStream.write(Array((lines.joined(separator: "\n") + "\n").utf8), to: STDOUT_FILENO)
@@ -39,8 +41,35 @@ private let infoOptions = [OptionSpec("help", short: "h", help: "show this help"
 private let infoHelp = HelpText.subcommand(
     usage: "lift info [--] FILE",
     summary: ["Prints a PNG's or JPEG's format, size, colour type, bit depth, interlace or scans, orientation and",
-              "metadata, one 'key: value' line each, checking the file on the way. FILE '-' is standard input."],
+              "metadata, one 'key: value' line each, checking the file on the way. FILE '-' is standard input.",
+              "For a model file named .onnx: IR version, operator sets, inputs, outputs, operators, parameters."],
     options: infoOptions)
+
+/// An ONNX model's header, interface and contents (`ONNXModel`: the encoding and every tensor are checked).
+private func onnxLines(_ bytes: [UInt8]) throws -> [String] {
+    let model = try ONNXModel(bytes: bytes)
+    let graph = model.graph
+    let constants = Set(graph.initializers.map(\.name))
+    func describe(_ value: ONNXValueInfo) -> String {
+        let type = value.elementType.map { ONNXTensor.typeNames[$0] ?? "type \($0)" } ?? "?"
+        return "\(value.name) \(type) [\((value.shape ?? []).map(\.description).joined(separator: ", "))]"
+    }
+    var operators: [String: Int] = [:]
+    for node in graph.nodes { operators[node.domain.isEmpty ? node.opType : "\(node.domain).\(node.opType)", default: 0] += 1 }
+    let parameters = graph.initializers.reduce(0) { $0 + $1.elementCount }
+    let opsets = model.opsets.sorted { $0.key < $1.key }.map { "\($0.key.isEmpty ? "ai.onnx" : $0.key) \($0.value)" }
+    return [
+        "format: ONNX",
+        "IR version: \(model.irVersion)",
+        "operator sets: \(opsets.joined(separator: ", "))",
+        "producer: \(model.producer.isEmpty ? "unknown" : model.producer)",
+        "inputs: " + graph.inputs.filter { !constants.contains($0.name) }.map(describe).joined(separator: "; "),
+        "outputs: " + graph.outputs.map(describe).joined(separator: "; "),
+        "nodes: \(graph.nodes.count) (" + operators.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+            .map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")",
+        "parameters: \(parameters) in \(graph.initializers.count) tensors",
+    ]
+}
 
 /// A PNG's header fields and kept chunks, read without decoding pixels.
 private func pngLines(_ bytes: [UInt8]) throws -> [String] {

@@ -106,6 +106,27 @@ import TestSupport
         #expect(result.outputText.contains("orientation: 6 (shown as 2x3)"))
     }
 
+    @Test func infoDescribesAnONNXModel() throws {
+        let result = try LiftBinary.run(["info", Fixtures.url("onnx/tiny.onnx").path])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.outputText == """
+            format: ONNX
+            IR version: 8
+            operator sets: ai.onnx 13
+            producer: lift-fixtures 1
+            inputs: image float [batch, 3, 8, 8]
+            outputs: out float [batch, 8, 8, 8]
+            nodes: 10 (Cast 2, BatchNormalization 1, Concat 1, Constant 1, Conv 1, MaxPool 1, Relu 1, Resize 1, Sigmoid 1)
+            parameters: 130 in 7 tensors
+
+            """)
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        try scratch.write(Array(try Fixtures.bytes("onnx/tiny.onnx").prefix(700)), to: "cut.onnx")
+        let cut = try LiftBinary.run(["info", scratch.path("cut.onnx")])
+        #expect(cut.status == 1 && cut.standardError.contains("the ONNX file is malformed at byte"), "\(cut.standardError)")
+    }
+
     @Test func infoOnTextNamesTheFileAndWhatItSaw() throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }

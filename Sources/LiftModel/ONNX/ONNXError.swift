@@ -1,0 +1,27 @@
+/// Why an `.onnx` file could not be read. Offsets are from the start of the file; names are the
+/// tensor's or node's own, so the sentence says where to look.
+public enum ONNXError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The file could not be read from disk.
+    case unreadable(path: String, reason: String)
+    /// The protobuf encoding is broken at `offset` (a truncated file, a length past the end…).
+    case malformed(offset: Int, reason: String)
+    /// A count or size is over its `WeightLimits` field (`what` names it).
+    case limitExceeded(what: String, limit: Int)
+    /// A tensor's type, shape and data do not agree, or its data lives outside the file.
+    case invalidTensor(name: String, reason: String)
+    /// The file has no graph.
+    case missingGraph
+    /// The file names no operator set (`opset_import`, required since IR version 3).
+    case missingOperatorSet
+
+    public var description: String {
+        switch self {
+        case let .unreadable(path, reason): "cannot read the ONNX file \(path): \(reason)"
+        case let .malformed(offset, reason): "the ONNX file is malformed at byte \(offset): \(reason)"
+        case let .limitExceeded(what, limit): "the ONNX file has more \(what) than the limit of \(limit)"
+        case let .invalidTensor(name, reason): "ONNX tensor \"\(name)\": \(reason)"
+        case .missingGraph: "the ONNX file holds no graph"
+        case .missingOperatorSet: "the ONNX file names no operator set (opset_import), so its operators cannot be read"
+        }
+    }
+}
