@@ -30,7 +30,7 @@ let avx512: Bool = {
 /// are left to the consumer, who passes them for the whole build (`swift build -c release -Xswiftc
 /// -target-cpu -Xswiftc native`, README "Using the library"); as the root package, a path or a
 /// branch dependency, Lift sets them itself.
-let isVersionedCheckout = Context.packageDirectory.contains("/checkouts/")
+let isVersionedCheckout = ["/.build/checkouts/", "/SourcePackages/checkouts/"].contains { Context.packageDirectory.contains($0) }
 let fast: [SwiftSetting] = (isVersionedCheckout ? [] : [.unsafeFlags(cpuFlags)]) + (avx512 ? [.define("LIFT_AVX512")] : [])
 
 var targets: [Target] = [
@@ -51,7 +51,7 @@ var targets: [Target] = [
     .testTarget(name: "LiftMaskTests", dependencies: ["LiftMask", "TestSupport"], swiftSettings: fast),
     .testTarget(name: "LiftTests", dependencies: ["Lift", "LiftCLI", "TestSupport"], swiftSettings: fast),
     // Runs the built `lift` binary; depending on the executable makes `swift test` build it first.
-    .testTarget(name: "LiftCLITests", dependencies: ["lift", "Lift", "TestSupport"], exclude: ["Snapshots"], swiftSettings: fast),
+    .testTarget(name: "LiftCLITests", dependencies: ["lift", "Lift", "LiftCLI", "TestSupport"], exclude: ["Snapshots"], swiftSettings: fast),
 ]
 
 /// Fuzz targets (libFuzzer) are only declared when asked for, since they have no `main` and link only

@@ -3,7 +3,8 @@ import Lift
 /// `--files-from FILE|-`: a list of input paths, one per line (a trailing `\r` dropped) or, with
 /// `--null`, NUL-terminated (as `find -print0` writes), appended to the inputs named on the command
 /// line. Empty entries are skipped; relative paths are taken from the working directory (as
-/// `tar -T` and `rsync --files-from` do). A missing file is reported with its line, and the batch
+/// `tar -T` and `rsync --files-from` do), and `-` is a file of that name. The list may be a pipe
+/// (`--files-from <(find …)`), read up to `maxBytes`. A missing file is reported with its line, and the batch
 /// goes on.
 enum InputList {
     /// The largest list read (256 MiB: millions of paths).
@@ -16,13 +17,15 @@ enum InputList {
         guard let source = options.inputList else { return options }
         let bytes: [UInt8]
         do {
-            bytes = source == "-" ? try ImageIO.readStandardInput(maxBytes: maxBytes) : try ImageIO.readFile(source, maxBytes: maxBytes)
+            bytes = source == "-" ? try ImageIO.readStandardInput(maxBytes: maxBytes)
+                : try ImageIO.readFile(source, maxBytes: maxBytes, allowPipes: true)  // `--files-from <(find …)`
         } catch {
             throw .unreadableInputList(path: source, reason: reason(error))
         }
         var options = options
         let name = source == "-" ? "<stdin>" : source
-        for (index, entry) in entries(bytes, nullSeparated: options.inputListNullSeparated).enumerated() where !entry.isEmpty {
+        for (index, line) in entries(bytes, nullSeparated: options.inputListNullSeparated).enumerated() where !line.isEmpty {
+            let entry = line == "-" ? "./-" : line  // a list names files: a file called '-', not standard input
             options.inputs.append(entry)
             if options.inputOrigins[entry] == nil {
                 options.inputOrigins[entry] = options.inputListNullSeparated ? "entry \(index + 1) of \(name)" : "line \(index + 1) of \(name)"

@@ -86,12 +86,12 @@ public enum LiftCommand {
         let lines = options.jsonLines ? JSONLinesReporter(inner: reporter, write: environment.writeStandardOutput) : nil
         if let lines { reporter = lines }
         let (summary, reports) = BatchRunner(reporter: reporter, keepReports: options.jsonReport != nil).run(entries, process: process)
+        var exitCode = summary.exitCode
         if let error = lines?.writeError {
             environment.writeStandardError("lift: --json-lines: \(error)\n")
-            return 1
+            exitCode = 1
         }
-
-        guard let target = options.jsonReport else { return summary.exitCode }
+        guard let target = options.jsonReport else { return exitCode }
         do {
             let document = try BatchReport(images: reports, summary: summary).encoded()
             switch target {
@@ -102,7 +102,7 @@ public enum LiftCommand {
             environment.writeStandardError("lift: cannot write the JSON report: \(error)\n")
             return 1
         }
-        return summary.exitCode
+        return exitCode
     }
 
     /// Removes the temporary files that a killed run left in the directories this run writes to

@@ -192,10 +192,6 @@ public struct OutputPlanner: Sendable {
             }
         }
 
-        if let shard = options.shard {
-            pending = pending.filter { shard.contains(fileSystem.canonicalPath($0.inputPath)) }
-        }
-
         // Second pass: name every output, then check it against inputs, other outputs and the disk.
         let inputCanonical = Set(firstNameOfInput.keys)
         let inputsByDirectory = InputNames(canonicalPaths: options.eachSubject ? inputCanonical : [])
@@ -259,6 +255,15 @@ public struct OutputPlanner: Sendable {
                 }
             }
             entries.append(.process(job))
+        }
+        // Every shard plans the whole batch (the same output layouts, claims and collisions, one
+        // entry per input), then keeps its part.
+        if let shard = options.shard {
+            entries = zip(pending, entries).filter { shard.contains(fileSystem.canonicalPath($0.0.inputPath)) }.map(\.1)
+        }
+        if options.jsonLines, entries.contains(where: { if case .process(let job) = $0 { job.output == .standardOutput } else { false } }) {
+            throw .conflictingOptions("--json-lines", "a cut-out to standard output",
+                                      reason: "only one of them can use standard output; name the cut-out with -o")
         }
         switch options.jsonReport {
         case .path(let report):

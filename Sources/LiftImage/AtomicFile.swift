@@ -42,23 +42,30 @@ public enum AtomicFile {
         if let failure { throw WriteError(path: path, reason: failure) }
     }
 
-    /// Whether `name` (a file name, not a path) is one of the temporary names `write` gives its files:
-    /// `.NAME.tmp-` and 1–8 lower-case hexadecimal digits.
+    /// Whether `name` (a file name, not a path) is one of the temporary names `write` gives its files,
+    /// `.NAME.lift.tmp-` and 1–8 lower-case hexadecimal digits, or one that earlier versions gave the
+    /// files Lift writes (`.NAME.png.tmp-HEX`, `.NAME.json.tmp-HEX`); other programs' `.tmp-` files
+    /// do not match.
     public static func isTemporaryName(_ name: String) -> Bool {
         guard name.hasPrefix("."), let marker = name.range(of: ".tmp-", options: .backwards),
               marker.lowerBound > name.index(after: name.startIndex) else { return false }
-        let suffix = name[marker.upperBound...]
-        return (1 ... 8).contains(suffix.count) && suffix.allSatisfy { $0.isHexDigit && !$0.isUppercase }
+        let suffix = name[marker.upperBound...], stem = name[..<marker.lowerBound]
+        guard (1 ... 8).contains(suffix.count), suffix.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else { return false }
+        return stem.hasSuffix(".lift") || stem.hasSuffix(".png") || stem.hasSuffix(".json")
     }
+
+    /// How long a temporary file must have gone unmodified before `removeStaleTemporaryFiles` may
+    /// take it for stale (a writer that could not lock it is still writing it, or just created it).
+    public static let staleAfterSeconds = 2.0
 
     /// Removes the temporary files that an interrupted write (a process killed with SIGKILL, a
     /// machine that lost power) left in `directory`, and returns their paths.
     ///
     /// Only files with `write`'s temporary names are looked at, and only those no live process is
     /// writing: a writer holds an exclusive `flock(2)` on its temporary file from creation to
-    /// rename, and the kernel drops it when the process dies. An empty file younger than a second is
-    /// left alone too (a writer between creating it and locking it). A directory that cannot be
-    /// listed yields nothing.
+    /// rename, and the kernel drops it when the process dies. A file modified in the last
+    /// `staleAfterSeconds` is left alone too (a writer between creating and locking it, or on a file
+    /// system without `flock`). A directory that cannot be listed yields nothing.
     @discardableResult
     public static func removeStaleTemporaryFiles(in directory: String) -> [String] {
         let directory = directory.isEmpty ? "." : directory
@@ -71,13 +78,16 @@ public enum AtomicFile {
             defer { close(fd) }
             var status = stat()
             guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG, flock(fd, LOCK_EX | LOCK_NB) == 0 else { continue }
-            if status.st_size == 0, time(nil) - status.st_mtim.tv_sec < 1 { continue }
+            var now = timespec()
+            clock_gettime(CLOCK_REALTIME, &now)
+            let age = Double(now.tv_sec - status.st_mtim.tv_sec) + Double(now.tv_nsec - status.st_mtim.tv_nsec) / 1e9
+            guard age >= staleAfterSeconds else { continue }
             if unlink(path) == 0 { removed.append(path) }
         }
         return removed
     }
 
-    /// A new, empty file in `path`'s directory named after it (`.photo.png.tmp-1a2b3c4d`; a long name is
+    /// A new, empty file in `path`'s directory named after it (`.photo.png.lift.tmp-1a2b3c4d`; a long name is
     /// shortened so the temporary one stays within NAME_MAX), opened for writing with mode 0666 less the
     /// umask; returns the descriptor and the file's path.
     private static func createTemporary(beside path: String) throws(WriteError) -> (Int32, String) {
@@ -86,7 +96,7 @@ public enum AtomicFile {
         while base.utf8.count > 200 { base.removeLast() }
         for _ in 0 ..< 100 {
             let suffix = String(UInt32.random(in: .min ... .max), radix: 16)
-            let tempPath = (directory.isEmpty ? "." : directory) + "/.\(base).tmp-\(suffix)"
+            let tempPath = (directory.isEmpty ? "." : directory) + "/.\(base).lift.tmp-\(suffix)"
             let fd = temporaryFilesInFlight.withLock { inFlight in
                 let fd = open(tempPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
                 if fd >= 0 {

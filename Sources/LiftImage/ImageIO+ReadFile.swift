@@ -12,14 +12,20 @@ extension ImageIO {
     ///   "Permission denied", "it is a directory", "it is a named pipe (FIFO), not a regular file"…),
     ///   `.fileTooLarge` past `maxBytes`.
     ///
-    /// Only regular files are read: a named pipe, device or socket is refused at once (opened without
-    /// blocking, so a FIFO with no writer cannot stall the caller, and `/dev/zero` is not read at all).
-    public static func readFile(_ path: String, maxBytes: Int = maxFileBytes) throws(ImageIOError) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+    /// Only regular files are read: a named pipe, device or socket is refused without being opened
+    /// (so a FIFO with no writer cannot stall the caller, and opening a device has no effect), and
+    /// checked again on the opened descriptor.
+    /// - Parameter allowPipes: also read a named pipe to its end (a list given as `<(find …)`).
+    public static func readFile(_ path: String, maxBytes: Int = maxFileBytes, allowPipes: Bool = false) throws(ImageIOError) -> [UInt8] {
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw .cannotRead(path: path, reason: systemReason()) }
+        let isPipe = allowPipes && status.st_mode & S_IFMT == S_IFIFO
+        if !isPipe, let kind = nonRegularKind(mode: status.st_mode) { throw .cannotRead(path: path, reason: notRegularReason(kind)) }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | (isPipe ? 0 : O_NONBLOCK))
         guard descriptor >= 0 else { throw .cannotRead(path: path, reason: systemReason()) }
         defer { close(descriptor) }
-        var status = stat()
         guard fstat(descriptor, &status) == 0 else { throw .cannotRead(path: path, reason: systemReason()) }
+        if isPipe, status.st_mode & S_IFMT == S_IFIFO { return try readAll(descriptor, name: path, expected: 1 << 16, maxBytes: maxBytes) }
         if let kind = nonRegularKind(mode: status.st_mode) { throw .cannotRead(path: path, reason: notRegularReason(kind)) }
         guard status.st_size <= maxBytes else { throw .fileTooLarge(path: path, limit: maxBytes) }
         return try readAll(descriptor, name: path, expected: Int(status.st_size), maxBytes: maxBytes)

@@ -26,7 +26,8 @@ public enum WeightsManifest {
             throw InvalidManifest(path: manifest, reason: error.description)
         }
         guard let text = String(validating: bytes, as: UTF8.self) else { throw InvalidManifest(path: manifest, reason: "it is not UTF-8 text") }
-        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where !line.isEmpty {
+        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where !rawLine.isEmpty {
+            let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine  // a manifest saved with CRLF line ends
             let digest = line.prefix(64), rest = line.dropFirst(64)
             guard digest.count == 64, digest.allSatisfy(\.isHexDigit), rest.hasPrefix("  ") || rest.hasPrefix(" *") else {
                 throw InvalidManifest(path: manifest, reason: "line \(number + 1) is not a sha256 digest, two spaces and a file name")

@@ -255,7 +255,7 @@ struct CutoutTests {
         process.currentDirectoryURL = scratch.url
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let isTemporary = { (name: String) in name.hasPrefix(".big.png.tmp-") }
+        let isTemporary = { (name: String) in name.hasPrefix(".big.png.lift.tmp-") }
         var seen = false
         while process.isRunning, !seen {
             seen = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).contains(where: isTemporary)

@@ -1,5 +1,6 @@
 import Foundation
 import Lift
+import LiftCLI
 import Testing
 import TestSupport
 
@@ -86,5 +87,52 @@ struct DistributedBatchTests {
         // Standard output carries either the lines or an image.
         #expect(try LiftBinary.run(["photos/p0.png", "-o", "-", "--json-lines"], in: scratch.url).status == 2)
         #expect(try LiftBinary.run(["-", "--shard", "1/2"], in: scratch.url).status == 2)
+    }
+
+    @Test func everyShardPlansTheWholeBatchSoLayoutsAndCollisionsAgree() throws {
+        let scratch = try photos(12)
+        defer { scratch.remove() }
+        // Two photos in different shards of 2; alone in its shard, each must still go into the directory.
+        let real = URL(fileURLWithPath: scratch.path("photos")).resolvingSymlinksInPath().path
+        let part = { (index: Int) in Shard.part(of: real + "/p\(index).png", count: 2) }
+        let first = try #require((0 ..< 12).first { part($0) == 1 }), second = try #require((0 ..< 12).first { part($0) == 2 })
+        try scratch.write(Array("photos/p\(first).png\nphotos/p\(second).png\n".utf8), to: "two.txt")
+        var log = ""
+        for k in 1 ... 2 {
+            let run = try LiftBinary.run(["--files-from", "two.txt", "--shard", "\(k)/2", "-o", "out", "-m", "person", "--skip-existing"],
+                                         in: scratch.url)
+            #expect(run.status == 0, "\(run.standardError)")
+            log += run.standardError
+        }
+        let written = (try? FileManager.default.contentsOfDirectory(atPath: scratch.path("out")).sorted()) ?? []
+        #expect(written == ["p\(first).cutout.png", "p\(second).cutout.png"].sorted(), "\(log)")
+
+        // Two inputs that would write one output: the later one fails in whichever shard has it.
+        try scratch.write(try SamplePhotos.astronaut(), to: "a/p\(first).png")
+        try scratch.write(Array("photos/p\(first).png\na/p\(first).png\n".utf8), to: "clash.txt")
+        var statuses: [Int32] = []
+        var errors = ""
+        for k in 1 ... 2 {
+            let run = try LiftBinary.run(["--files-from", "clash.txt", "--shard", "\(k)/2", "-o", "clash/", "-m", "person", "-q", "--skip-existing"],
+                                         in: scratch.url)
+            statuses.append(run.status)
+            errors += run.standardError
+        }
+        #expect(statuses.contains(1) && errors.contains("would also be written for photos/p\(first).png"), "\(errors)")
+    }
+
+    @Test func listsFromPipesAndListEntriesNamedDash() throws {
+        let scratch = try photos(2)
+        defer { scratch.remove() }
+        let piped = try LiftBinary.run(["-c", "exec \"$0\" --files-from <(printf 'photos/p0.png\\nphotos/p1.png\\n') -o out -m person -q",
+                                        LiftBinary.url.path], in: scratch.url, executable: URL(fileURLWithPath: "/bin/bash"))
+        #expect(piped.status == 0, "\(piped.standardError)")
+        #expect(scratch.exists("out/p0.cutout.png") && scratch.exists("out/p1.cutout.png"))
+        try scratch.write(Array("-\n".utf8), to: "dash.txt")
+        let dash = try LiftBinary.run(["--files-from", "dash.txt", "-o", "d", "-m", "person"], in: scratch.url,
+                                      input: try SamplePhotos.astronaut())
+        #expect(dash.status == 1 && dash.standardError.contains("./-: no such file or directory (line 1 of dash.txt)"), "\(dash.standardError)")
+        // A photo on standard input would be cut out to standard output, which the lines hold.
+        #expect(try LiftBinary.run(["-", "--json-lines"], in: scratch.url, input: try SamplePhotos.astronaut()).status == 2)
     }
 }

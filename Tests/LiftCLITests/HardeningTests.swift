@@ -136,20 +136,27 @@ struct HardeningTests {
         let live = open(scratch.path("out/.b.cutout.png.tmp-99"), O_RDONLY)
         defer { close(live) }
         #expect(flock(live, LOCK_EX | LOCK_NB) == 0)
-        try scratch.write([UInt8](repeating: 7, count: 10), to: "out/.notes.tmp-xyz")  // not Lift's naming
+        try scratch.write([UInt8](repeating: 7, count: 10), to: "out/.notes.tmp-12345678")  // not Lift's naming
+        for name in [".a.cutout.png.tmp-1a2b3c4d", ".b.cutout.png.tmp-99", ".notes.tmp-12345678"] { try age(scratch.path("out/" + name)) }
         let run = try LiftBinary.run(["a.png", "-o", "out/", "-m", "person"], in: scratch.url)
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardError.contains("lift: removed out/.a.cutout.png.tmp-1a2b3c4d, a temporary file left by an interrupted run"),
                 "\(run.standardError)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path("out")).sorted()
-            == [".b.cutout.png.tmp-99", ".notes.tmp-xyz", "a.cutout.png"])
+            == [".b.cutout.png.tmp-99", ".notes.tmp-12345678", "a.cutout.png"])
 
         // A resumed batch that writes nothing still cleans the directories it would write to.
-        try scratch.write([1], to: "out/.a.cutout.png.tmp-5")
+        try scratch.write([1], to: "out/.a.cutout.png.lift.tmp-5")
+        try age(scratch.path("out/.a.cutout.png.lift.tmp-5"))
         let resumed = try LiftBinary.run(["a.png", "-o", "out/", "-m", "person", "--skip-existing"], in: scratch.url)
         #expect(resumed.status == 0)
-        #expect(resumed.standardError.contains("removed out/.a.cutout.png.tmp-5"), "\(resumed.standardError)")
-        #expect(!scratch.exists("out/.a.cutout.png.tmp-5"))
+        #expect(resumed.standardError.contains("removed out/.a.cutout.png.lift.tmp-5"), "\(resumed.standardError)")
+        #expect(!scratch.exists("out/.a.cutout.png.lift.tmp-5"))
+    }
+
+    /// Makes the file at `path` look a minute old, as a killed run's leftover is by the next run.
+    private func age(_ path: String) throws {
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -60)], ofItemAtPath: path)
     }
 
     // MARK: Weights

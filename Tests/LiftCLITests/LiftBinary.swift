@@ -26,6 +26,10 @@ enum LiftBinary {
         return executable.deletingLastPathComponent().appendingPathComponent("lift")
     }()
 
+    /// Feeding standard input to a run that exits without reading it (a usage error) must fail that
+    /// write with EPIPE, not end the test process with SIGPIPE.
+    private static let ignoreBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
+
     /// Runs `lift arguments` in `directory` with `input` on standard input (or the file at
     /// `standardInputPath`, such as `/dev/zero`); standard output and error go to the files at
     /// `standardOutputPath` and `standardErrorPath` (such as `/dev/full`) when given. A run still going
@@ -35,6 +39,7 @@ enum LiftBinary {
                     environment extra: [String: String] = [:], standardInputPath: String? = nil,
                     standardOutputPath: String? = nil, standardErrorPath: String? = nil,
                     timeout: TimeInterval = 300, executable: URL? = nil) throws -> Result {
+        _ = ignoreBrokenPipes
         let process = Process()
         process.executableURL = executable ?? url
         process.arguments = arguments

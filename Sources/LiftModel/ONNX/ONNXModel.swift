@@ -138,8 +138,11 @@ public struct ONNXNode: Sendable {
         while let (field, value) = try reader.next() {
             guard case .bytes(let range) = value else { continue }
             switch field {
-            case 1: inputs.append(reader.string(range))
-            case 2: outputs.append(reader.string(range))
+            case 1, 2:
+                guard inputs.count + outputs.count < limits.maxTensors else {
+                    throw .limitExceeded(what: "inputs and outputs of one node", limit: limits.maxTensors)
+                }
+                if field == 1 { inputs.append(reader.string(range)) } else { outputs.append(reader.string(range)) }
             case 3: name = reader.string(range)
             case 4: opType = reader.string(range)
             case 5: attributes.append(try ONNXAttribute(reader: reader.nested(range), limits: limits, counts: &counts))

@@ -56,29 +56,22 @@ public struct ONNXTensor: Sendable, Equatable {
         self.data = data
     }
 
+    /// Reads a `TensorProto` in two passes: its name, type and shape first, then its data, so that no
+    /// field can make the reader hold more than the shape needs (a packed field of millions of
+    /// varints for a one-element tensor fails at the element past the shape, not after decoding).
     init(reader: ProtobufReader, limits: WeightLimits) throws(ONNXError) {
-        var reader = reader
-        var raw: [UInt8]?
-        var values: [UInt8] = []  // from the typed repeated fields, already little-endian
-        var varints: [UInt64] = []
+        var header = reader
         var external = false
-        while let (field, value) = try reader.next() {
+        while let (field, value) = try header.next() {
             switch (field, value) {
             case (1, .varint(let dimension)):
                 guard dims.count < limits.maxRank else { throw .limitExceeded(what: "dimensions in a tensor", limit: limits.maxRank) }
                 dims.append(Int(Int64(bitPattern: dimension)))
             case (1, .bytes(let range)):
-                dims += try reader.packedVarints(range, limit: limits.maxRank - dims.count, what: "dimensions in a tensor")
+                dims += try header.packedVarints(range, limit: limits.maxRank - dims.count, what: "dimensions in a tensor")
                     .map { Int(Int64(bitPattern: $0)) }
             case (2, .varint(let type)): dataType = Int(truncatingIfNeeded: type)
-            case (8, .bytes(let range)): name = reader.string(range)
-            case (9, .bytes(let range)): raw = reader.copy(range)
-            case (4, .bytes(let range)), (10, .bytes(let range)): values += reader.copy(range)  // packed float / double
-            case (4, .fixed32(let bits)): values += Self.bytes(UInt64(bits), count: 4)
-            case (10, .fixed64(let bits)): values += Self.bytes(bits, count: 8)
-            case (5, .bytes(let range)), (7, .bytes(let range)), (11, .bytes(let range)):
-                varints += try reader.packedVarints(range, limit: Int.max, what: "tensor values")
-            case (5, .varint(let number)), (7, .varint(let number)), (11, .varint(let number)): varints.append(number)
+            case (8, .bytes(let range)): name = header.string(range)
             case (13, _): external = true
             case (14, .varint(let location)): external = external || location == 1
             default: break
@@ -95,9 +88,38 @@ public struct ONNXTensor: Sendable, Equatable {
             guard !overflow, product <= limits.maxFileBytes else { throw .invalidTensor(name: name, reason: "its shape \(dims) is too large") }
             count = product
         }
-        data = raw ?? (values.isEmpty ? varints.flatMap { Self.bytes($0, count: size) } : values)
-        guard data.count == count * size else {
-            throw .invalidTensor(name: name, reason: "shape \(dims) needs \(count * size) bytes of type \(dataType), the file holds \(data.count)")
+        let expected = count * size
+        let tooMuch = ONNXError.invalidTensor(name: name, reason: "it holds more values than its shape \(dims) has")
+        var body = reader
+        var raw: [UInt8]?
+        var values: [UInt8] = []  // from the typed fields, little-endian, `size` bytes each
+        while let (field, value) = try body.next() {
+            switch (field, value) {
+            case (9, .bytes(let range)):
+                guard range.count <= expected else { throw tooMuch }
+                raw = body.copy(range)
+            case (4, .bytes(let range)), (10, .bytes(let range)):  // packed float / double
+                guard values.count + range.count <= expected else { throw tooMuch }
+                values += body.copy(range)
+            case (4, .fixed32(let bits)):
+                guard values.count + 4 <= expected else { throw tooMuch }
+                values += Self.bytes(UInt64(bits), count: 4)
+            case (10, .fixed64(let bits)):
+                guard values.count + 8 <= expected else { throw tooMuch }
+                values += Self.bytes(bits, count: 8)
+            case (5, .bytes(let range)), (7, .bytes(let range)), (11, .bytes(let range)):
+                let room = (expected - values.count) / size
+                let numbers = try body.packedVarints(range, limit: room, what: "values in tensor \(name)")
+                values += numbers.flatMap { Self.bytes($0, count: size) }
+            case (5, .varint(let number)), (7, .varint(let number)), (11, .varint(let number)):
+                guard values.count + size <= expected else { throw tooMuch }
+                values += Self.bytes(number, count: size)
+            default: break
+            }
+        }
+        data = raw ?? values
+        guard data.count == expected else {
+            throw .invalidTensor(name: name, reason: "shape \(dims) needs \(expected) bytes of type \(dataType), the file holds \(data.count)")
         }
     }
 
