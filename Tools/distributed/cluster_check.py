@@ -57,14 +57,24 @@ def main():
                 cluster.kill(pid)
                 print(f"cluster_check: killed worker {killed} (process group {pid}) with "
                       f"{len(os.listdir(out))} of {args.photos} outputs written", file=sys.stderr)
-            status = driver.wait(timeout=1800)
+            try:
+                status = driver.wait(timeout=1800)
+            except subprocess.TimeoutExpired:
+                driver.kill()
+                status = "a timeout (killed after 30 minutes)"
         finally:
             cluster.close()
         if status != 0:
             failures.append(f"the driver exited with {status}")
         if killed is None:
             failures.append("the run ended before a worker could be killed; use more photos")
-        report = json.load(open(os.path.join(work, "report.json")))
+        if not os.path.exists(os.path.join(work, "report.json")):
+            failures.append("the driver wrote no report")
+            for failure in failures:
+                print("cluster_check: FAILED: " + failure, file=sys.stderr)
+            return 1
+        with open(os.path.join(work, "report.json")) as handle:
+            report = json.load(handle)
         totals = report["totals"]
         inputs = [entry["input"] for entry in report["images"]]
         if sorted(inputs) != sorted(photos):

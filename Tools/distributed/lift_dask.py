@@ -23,7 +23,8 @@ every output atomically, and with --skip-existing skips the images whose outputs
   "skipped", the rest "ok".
 
 The merged report (--report) holds one entry per image, the last line any attempt gave for it, and
-totals: `done` counts images whose outputs exist (written now or by an earlier attempt).
+totals: `done` counts images whose outputs exist (written now or by an earlier attempt);
+`lostShards` lists shards that failed after every retry (the driver then exits 1).
 """
 import argparse
 import ctypes
@@ -33,14 +34,17 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 
-from dask.distributed import Client, get_worker
+from dask.distributed import Client, get_worker, wait
 
 
-def _die_with_parent():
-    """In the child, before exec: receive SIGKILL when the worker process that started it dies."""
-    libc = ctypes.CDLL("libc.so.6", use_errno=True)
+def _die_with_parent(libc, parent):
+    """In the child, before exec: receive SIGKILL when the worker process `parent` dies (and if it
+    already has, end now). `libc` is loaded by the parent: nothing may be loaded between fork and exec."""
     libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 def run_shard(lift, manifest, index, count, out, options):
@@ -48,20 +52,27 @@ def run_shard(lift, manifest, index, count, out, options):
     command = [lift, "--files-from", manifest, "--shard", f"{index}/{count}", "-o", out,
                "--skip-existing", "--json-lines", "-q", *options]
     started = time.monotonic()
-    done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_die_with_parent)
-    if done.returncode not in (0, 1):
-        raise RuntimeError(f"shard {index}/{count}: lift exited with {done.returncode}: "
-                           f"{done.stderr.decode(errors='replace').strip()[-2000:]}")
+    libc, parent = ctypes.CDLL("libc.so.6", use_errno=True), os.getpid()
+    done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=lambda: _die_with_parent(libc, parent))
     lines = [json.loads(line) for line in done.stdout.decode().splitlines() if line.strip()]
+    stderr = done.stderr.decode(errors="replace").strip()
+    # 0: every image done; 1: some images failed, each in its line. Exit 1 without lines, or with a
+    # broken line stream, is a failure of the whole run (no model on this worker, a damaged weight
+    # file, standard output lost): raise, so that Dask runs the shard again, elsewhere if it can.
+    if done.returncode not in (0, 1) or (done.returncode == 1 and (not lines or "lift: --json-lines:" in stderr)):
+        raise RuntimeError(f"shard {index}/{count}: lift exited with {done.returncode}: {stderr[-2000:]}")
     return {"shard": index, "exit": done.returncode, "worker": get_worker().address,
             "seconds": round(time.monotonic() - started, 3), "lines": lines}
 
 
 def merge(results):
-    """One entry per input (the last line seen for it) and the totals."""
+    """One entry per input and the totals. A line saying an input repeats another (`sameFileAs`)
+    never replaces that input's own line."""
     images = {}
     for result in sorted(results, key=lambda r: r["shard"]):
         for line in result["lines"]:
+            if "sameFileAs" in line and line["input"] in images:
+                continue
             images[line["input"]] = line
     entries = [images[name] for name in sorted(images)]
     written = sum(1 for e in entries if e["status"] == "ok")
@@ -89,14 +100,20 @@ def main():
     parser.add_argument("options", nargs="*", help="more lift options, after --")
     args = parser.parse_args()
     lift, manifest, out = (os.path.abspath(p) for p in (args.lift, args.manifest, args.out))
+    os.makedirs(out, exist_ok=True)
+    out += "/"  # a directory, whatever one shard's share of the images
 
     started = time.monotonic()
+    job = uuid.uuid4().hex[:8]  # keys of this run only: two drivers on one scheduler do not share results
     with Client(args.scheduler, scheduler_file=args.scheduler_file) as client:
         futures = [client.submit(run_shard, lift, manifest, k, args.shards, out, args.options,
-                                 key=f"lift-shard-{k}-of-{args.shards}", retries=args.retries, pure=False)
+                                 key=f"lift-{job}-shard-{k}-of-{args.shards}", retries=args.retries, pure=False)
                    for k in range(1, args.shards + 1)]
-        results = client.gather(futures)
+        wait(futures)
+        results = [f.result() for f in futures if f.status == "finished"]
+        lost = [{"shard": k, "error": repr(f.exception())} for k, f in enumerate(futures, 1) if f.status != "finished"]
     report = merge(results)
+    report["lostShards"] = lost
     report["seconds"] = round(time.monotonic() - started, 3)
     with open(args.report + ".tmp", "w") as handle:
         json.dump(report, handle, indent=1, sort_keys=True)
@@ -104,7 +121,9 @@ def main():
     totals = report["totals"]
     print(f"lift_dask: {totals['images']} images in {args.shards} shards, {totals['done']} done "
           f"({totals['writtenEarlier']} by an earlier attempt), {totals['failed']} failed, {report['seconds']} s", file=sys.stderr)
-    return 1 if totals["failed"] else 0
+    for shard in lost:
+        print(f"lift_dask: shard {shard['shard']} failed after every retry: {shard['error']}", file=sys.stderr)
+    return 1 if totals["failed"] or lost else 0
 
 
 if __name__ == "__main__":

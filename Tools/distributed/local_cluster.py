@@ -23,30 +23,38 @@ class LocalCluster:
         self.directory = directory
         self.scheduler_file = os.path.join(directory, "scheduler.json")
         self.logs = []
+        self.workers = []
+        self.client = None
         self.scheduler = self._start([DASK, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
                                       "--scheduler-file", self.scheduler_file], "scheduler")
-        deadline = time.monotonic() + 60
-        while not os.path.exists(self.scheduler_file):
-            if time.monotonic() > deadline or self.scheduler.poll() is not None:
-                raise RuntimeError("the dask scheduler did not start; see " + self.logs[0])
-            time.sleep(0.1)
-        self.workers = [self._start_worker(i) for i in range(workers)]
-        self.client = Client(scheduler_file=self.scheduler_file)
-        self.client.wait_for_workers(workers, timeout=120)
-        self.address = self.client.scheduler.address
+        try:
+            deadline = time.monotonic() + 60
+            while not os.path.exists(self.scheduler_file):
+                if time.monotonic() > deadline or self.scheduler.poll() is not None:
+                    raise RuntimeError("the dask scheduler did not start; see " + self.logs[0])
+                time.sleep(0.1)
+            self.workers = [self._start_worker(i) for i in range(workers)]
+            self.client = Client(scheduler_file=self.scheduler_file)
+            self.client.wait_for_workers(workers, timeout=120)
+            self.address = self.client.scheduler.address
+        except BaseException:
+            self.close()  # no scheduler or worker outlives a failed start
+            raise
 
     def _start(self, command, name):
         log = os.path.join(self.directory, name + ".log")
         self.logs.append(log)
-        return subprocess.Popen(command, stdout=open(log, "w"), stderr=subprocess.STDOUT, start_new_session=True)
+        with open(log, "w") as handle:  # the child keeps its own descriptor
+            return subprocess.Popen(command, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True)
 
     def _start_worker(self, index):
         return self._start([DASK, "worker", "--scheduler-file", self.scheduler_file, "--nworkers", "1", "--nthreads", "1",
                             "--no-dashboard", "--name", f"w{index}"], f"worker-{index}")
 
-    def busy_worker_pid(self):
-        """The process group of a worker running a task now (waits for one)."""
-        while True:
+    def busy_worker_pid(self, timeout=120):
+        """The process group and name of a worker running a task now (waits for one up to `timeout` s)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
             processing = self.client.processing()
             info = self.client.scheduler_info()["workers"]
             for address, tasks in processing.items():
@@ -54,6 +62,7 @@ class LocalCluster:
                     name = info[address]["name"]
                     return self.workers[int(str(name).lstrip("w"))].pid, name
             time.sleep(0.05)
+        raise TimeoutError("no worker was running a task")
 
     def kill(self, pid):
         """SIGKILL a worker's whole process group (its nanny, the worker and the `lift` it runs)."""
@@ -61,7 +70,8 @@ class LocalCluster:
 
     def close(self):
         try:
-            self.client.close()
+            if self.client is not None:
+                self.client.close()
         finally:
             for process in self.workers + [self.scheduler]:
                 try:
