@@ -38,7 +38,7 @@ var targets: [Target] = [
     .target(name: "LiftParallel", swiftSettings: fast),
     .target(name: "LiftImage", dependencies: ["CZlib", "LiftParallel"], exclude: ["README.md"], swiftSettings: fast),
     .target(name: "LiftTensor", dependencies: ["LiftParallel"], exclude: ["README.md"], swiftSettings: fast),
-    .target(name: "LiftModel", dependencies: ["LiftTensor", "LiftImage"], exclude: ["README.md", "GRAPH-FORMAT.md"], swiftSettings: fast),
+    .target(name: "LiftModel", dependencies: ["LiftTensor", "LiftImage"], exclude: ["README.md", "GRAPH-FORMAT.md", "ONNX/README.md"], swiftSettings: fast),
     .target(name: "LiftMask", dependencies: ["LiftImage", "LiftTensor"], exclude: ["README.md"], swiftSettings: fast),
     .target(name: "Lift", dependencies: ["LiftImage", "LiftTensor", "LiftModel", "LiftMask"], exclude: ["README.md"], swiftSettings: fast),
     .target(name: "LiftCLI", dependencies: ["Lift"], exclude: ["README.md"], swiftSettings: fast),
