@@ -39,9 +39,13 @@ public enum LiftError: Error, Sendable, CustomStringConvertible {
     /// What went wrong, without the file name (for callers that print the name themselves).
     public var detail: String {
         switch self {
-        case .weightsNotFound(let model, let searched):
+        case .weightsNotFound(let model, let searched) where model.isShipped:
             return "no weights for the \(model.rawValue) model: \(model.fileName) is not in "
                 + searched.joined(separator: ", ") + " (set LIFT_WEIGHTS to the directory that holds it)"
+        case .weightsNotFound(let model, let searched):
+            return "there is no model \"\(model.rawValue)\": Lift ships " + ModelName.allCases.map(\.rawValue).joined(separator: ", ")
+                + ", and \(model.fileName) is not in " + searched.joined(separator: ", ")
+                + " (rembg's model directory: set U2NET_HOME to the one that holds it, or give the file's path; Lift never downloads models)"
         case .modelLoadFailed(let model, _, let underlying):
             return "cannot load the \(model.rawValue) model: \(underlying)"
         case .unsupportedInputSpec(let model, let reason):

@@ -130,12 +130,16 @@ private struct Network: Sendable {
             url = try ModelCatalog.url(for: name, environment: environment)
         } catch {
             switch error {
-            case .weightsNotFound(_, let searched): throw .weightsNotFound(model: name, searched: searched)
+            case .weightsNotFound(_, let searched), .modelNotFound(_, let searched): throw .weightsNotFound(model: name, searched: searched)
             }
         }
         let model: Model
         do {
-            model = try Model(contentsOf: url, expectedSHA256: try WeightsManifest.recordedDigest(for: url))
+            if url.pathExtension.lowercased() == "onnx" {
+                model = try ONNXConversion(contentsOf: url).model()
+            } else {
+                model = try Model(contentsOf: url, expectedSHA256: try WeightsManifest.recordedDigest(for: url))
+            }
         } catch {
             throw .modelLoadFailed(model: name, path: url.path, underlying: error)
         }
@@ -274,7 +278,15 @@ private struct Network: Sendable {
         }
         var map = FloatMap(width: output.shape.w, height: output.shape.h, values: output.toArray())
         if mirrored { map.values.withUnsafeMutableBufferPointer { Self.mirrorRows($0, width: map.width, channels: 1) } }
+        if spec.outputNormalization == .minmax { Self.stretchToUnitRange(&map.values) }
         return map
+    }
+
+    /// Maps the smallest value to 0 and the largest to 1, linearly (a constant map becomes 0).
+    private static func stretchToUnitRange(_ values: inout [Float]) {
+        guard let low = values.min(), let high = values.max() else { return }
+        let scale: Float = high > low ? 1 / (high - low) : 0
+        for i in values.indices { values[i] = (values[i] - low) * scale }
     }
 
     /// Reverses the pixel order of every row of a row-major `width × channels` interleaved buffer.

@@ -15,7 +15,7 @@ public enum CutoutCommand: Sendable, Equatable {
         OptionSpec("recursive", short: "r", help: "descend into sub-directories of directory inputs"),
         OptionSpec("force", short: "f", help: "overwrite existing outputs (inputs are never overwritten)"),
         OptionSpec("skip-existing", help: "skip inputs whose outputs all exist, redo the others (resume a batch)"),
-        OptionSpec("model", short: "m", value: "NAME", help: "subject | person | person-landscape (default: subject if its weights exist, else person)"),
+        OptionSpec("model", short: "m", value: "NAME", help: "subject | person | person-landscape | u2netp, a rembg model (NAME.onnx in $U2NET_HOME, default ~/.u2net) or a .onnx/.safetensors file (default: subject if its weights exist, else person)"),
         OptionSpec("quality", value: "LEVEL", help: "fast | balanced | accurate: model passes, edge refinement (default balanced)"),
         OptionSpec("background", short: "b", value: "BG", help: "transparent | white | black | #RRGGBB[AA] | blur[:RADIUS] | dim[:LEVEL] (default transparent)"),
         OptionSpec("crop", help: "crop to the kept subjects"),
@@ -70,10 +70,10 @@ public enum CutoutCommand: Sendable, Equatable {
             throw .conflictingOptions("--force", "--skip-existing", reason: "one overwrites existing outputs, the other keeps them")
         }
         if let name = try parsed.value("model") {
-            guard let model = ModelName(rawValue: name) else {
-                throw .invalidValue(option: "--model", value: name, expected: choices(ModelName.allCases.map(\.rawValue)))
+            guard !name.isEmpty else {
+                throw .invalidValue(option: "--model", value: name, expected: choices(ModelName.allCases.map(\.rawValue)) + ", a rembg model name or a model file")
             }
-            options.model = model
+            options.model = ModelName(argument: name)
         }
         if let level = try parsed.value("quality") {
             guard let quality = Quality(rawValue: level) else {

@@ -71,13 +71,17 @@ public struct Preprocess: Sendable {
     }
 
     /// Normalises 8-bit RGB samples (`height · width · 3`, RGB order) into `output`, in the spec's
-    /// channel order: `(v · (high - low) / 255 + low - mean[c]) / std[c]`.
+    /// channel order: `(v · (high - low) / 255 + low - mean[c]) / std[c]`, or `(v / m - mean[c]) / std[c]`
+    /// with `m` the largest of the samples for `.maximum` scaling.
     public func normalize(rgb: [UInt8], into output: UnsafeMutableBufferPointer<Float>) {
         precondition(rgb.count == tensorCount && output.count == tensorCount,
                      "normalize needs \(tensorCount) samples and floats, got \(rgb.count) and \(output.count)")
         // MediaPipe: convertTo(CV_32F, scale, offset) with scale and offset computed in Float.
-        let scale = (spec.range.high - spec.range.low) / 255
+        var scale = (spec.range.high - spec.range.low) / 255
         let offset = spec.range.low
+        if spec.scaling == .maximum {
+            scale = 1 / Float(max(rgb.max() ?? 1, 1))
+        }
         let order = spec.color == .rgb ? [0, 1, 2] : [2, 1, 0]
         var table = [Float](repeating: 0, count: 3 * 256)
         for channel in 0 ..< 3 {

@@ -1,4 +1,4 @@
-// The `lift` command line tool: `lift convert`, `lift info`, and the cut-out action (LiftCLI).
+// The `lift` command line tool: `lift convert`, `lift info`, `lift import`, and the cut-out action (LiftCLI).
 import Foundation
 import LiftCLI
 
@@ -10,5 +10,6 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "convert": exit(runConvert(Array(arguments.dropFirst())))
 case "info": exit(runInfo(Array(arguments.dropFirst())))
+case "import": exit(runImport(Array(arguments.dropFirst())))
 default: exit(LiftCommand.run(arguments, environment: .process))
 }

@@ -14,7 +14,13 @@ Augmentation (training only), tuned for the validation set's smaller objects:
   own edges, either with the edge pixels repeated outwards (`zoom_canvas="replicate"`, the default)
   or reflected outwards (`"reflect"`, which shows mirror copies of the subject labelled background);
 - horizontal flip; mild brightness / contrast / saturation jitter.
-Tools/training/gpu_augment.py makes the same views as tensor code for the GPU trainer: change both together.
+Two more, off by default, aimed at photos unlike DUTS (ECSSD: larger objects, cluttered scenes):
+- zoom-in (`zoom_in_p`): a smaller crop (area `zoom_in` of the photo) centred on a point of the
+  object's bounding box, so the object fills or overflows the frame; such a view is not also zoomed out;
+- copy-paste (`paste_p`): another training pair's object (its photo cut out by its soft mask, scaled
+  to `paste_scale` of the frame's side) pasted onto this view; the mask is the union of both objects.
+Tools/training/gpu_augment.py makes the default views as tensor code for the GPU trainer (it has
+neither zoom-in nor copy-paste): change both together.
 """
 from __future__ import annotations
 
@@ -33,9 +39,19 @@ cv2.setNumThreads(1)
 
 REPO = Path(__file__).resolve().parents[2]
 DUTS_DIR = Path(os.environ.get("LIFT_DUTS_DIR", REPO.parent / "shared" / "data" / "duts"))
-CACHE_DIR = REPO / "Tools" / ".cache" / "duts"
+ECSSD_DIR = Path(os.environ.get("LIFT_ECSSD_DIR", REPO.parent / "shared" / "data" / "ecssd"))
+CACHE_DIR = Path(os.environ.get("LIFT_DUTS_CACHE", REPO / "Tools" / ".cache" / "duts"))
 TRAIN_SHARDS = [f"duts-tr-256-{i:03d}.tar" for i in range(4)]
 VAL_SHARDS = ["duts-te-val500-320-000.tar"]
+# name -> (folder, shards). `extra`: the rest of DUTS-TE, which may be trained on (disjoint from
+# `val`); `ecssd`: 500 ECSSD pairs, a second validation set (never train on `val` or `ecssd`).
+SPLITS = {
+    "train": (DUTS_DIR, TRAIN_SHARDS),
+    "extra": (DUTS_DIR, [f"duts-te-extra-256-{i:03d}.tar" for i in range(2)]),
+    "val": (DUTS_DIR, VAL_SHARDS),
+    "ecssd": (ECSSD_DIR, ["ecssd-val500-320-000.tar"]),
+}
+VAL_SETS = {"duts": "val", "ecssd": "ecssd"}  # validation set name -> split name
 
 
 class Split:
@@ -57,10 +73,26 @@ class Split:
         return self.flat_rgb[a * 3:b * 3].reshape(h, w, 3), self.flat_mask[a:b].reshape(h, w)
 
 
-def _decode_shards(shard_names):
+class Joined:
+    """Several splits read as one (only `len` and `pair`, which is all TrainBatches needs)."""
+
+    def __init__(self, *splits):
+        self.splits = splits
+        self.starts = np.cumsum([0] + [len(s) for s in splits])
+        self.keys = [k for s in splits for k in s.keys]
+
+    def __len__(self):
+        return int(self.starts[-1])
+
+    def pair(self, i):
+        j = int(np.searchsorted(self.starts, i, side="right")) - 1
+        return self.splits[j].pair(i - int(self.starts[j]))
+
+
+def _decode_shards(folder, shard_names):
     photos, masks = {}, {}
     for name in shard_names:
-        with tarfile.open(DUTS_DIR / name) as tar:
+        with tarfile.open(folder / name) as tar:
             for member in tar:
                 if not member.isfile():
                     continue
@@ -79,13 +111,14 @@ def _decode_shards(shard_names):
 
 
 def load_split(name: str, use_cache: bool = True) -> Split:
-    """Loads `train` (DUTS-TR, 10,553 pairs) or `val` (the fixed 500 DUTS-TE pairs)."""
-    shards = {"train": TRAIN_SHARDS, "val": VAL_SHARDS}[name]
+    """Loads `train` (DUTS-TR, 10,553 pairs), `extra` (4,019 more DUTS-TE pairs that may be trained
+    on), `val` (the fixed 500 DUTS-TE pairs) or `ecssd` (500 ECSSD pairs, validation only)."""
+    folder, shards = SPLITS[name]
     cache = CACHE_DIR / f"{name}.npz"
     if use_cache and cache.exists():
         z = np.load(cache, allow_pickle=False)
         return Split(list(z["keys"]), z["shapes"], z["rgb"], z["mask"], z["offsets"])
-    keys, photos, masks = _decode_shards(shards)
+    keys, photos, masks = _decode_shards(folder, shards)
     shapes = np.array([masks[k].shape for k in keys], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(shapes[:, 0] * shapes[:, 1])]).astype(np.int64)
     rgb = np.concatenate([photos[k].reshape(-1) for k in keys])
@@ -118,32 +151,82 @@ class Augmenter:
     """Random training views of one pair at `size` x `size` (uint8 photo, float mask)."""
 
     def __init__(self, size=256, scale=(0.8, 1.0), aspect=(0.8, 1.25), zoom_out_p=0.5,
-                 zoom_out=(0.45, 0.9), flip_p=0.5, zoom_canvas="replicate"):
+                 zoom_out=(0.45, 0.9), flip_p=0.5, zoom_canvas="replicate",
+                 zoom_in_p=0.0, zoom_in=(0.3, 0.6), paste_p=0.0, paste_scale=(0.4, 0.9)):
         if zoom_canvas not in ZOOM_CANVASES:
             raise ValueError(f"zoom_canvas must be one of {sorted(ZOOM_CANVASES)}, not {zoom_canvas!r}")
         self.size, self.scale, self.aspect = size, scale, aspect
         self.zoom_out_p, self.zoom_out, self.flip_p = zoom_out_p, zoom_out, flip_p
         self.border = ZOOM_CANVASES[zoom_canvas]
+        self.zoom_in_p, self.zoom_in = zoom_in_p, zoom_in
+        self.paste_p, self.paste_scale = paste_p, paste_scale
 
-    def __call__(self, rng: np.random.Generator, photo: np.ndarray, mask: np.ndarray):
+    def __call__(self, rng: np.random.Generator, photo: np.ndarray, mask: np.ndarray, donor=None):
+        """`donor`: a callable returning another training pair (photo, mask), used by copy-paste.
+        With zoom_in_p = paste_p = 0 the random draws are exactly those of the default recipe."""
         h, w = mask.shape
         s = self.size
-        area = rng.uniform(*self.scale)
+        zoom_in = self.zoom_in_p > 0 and rng.random() < self.zoom_in_p
+        area = rng.uniform(*(self.zoom_in if zoom_in else self.scale))
         ratio = np.exp(rng.uniform(np.log(self.aspect[0]), np.log(self.aspect[1])))
         ch = int(round(h * np.sqrt(area / ratio)))
         cw = int(round(w * np.sqrt(area * ratio)))
         ch, cw = max(8, min(h, ch)), max(8, min(w, cw))
-        y = int(rng.integers(0, h - ch + 1))
-        x = int(rng.integers(0, w - cw + 1))
+        if zoom_in:
+            y, x = self._around_object(rng, mask, ch, cw)
+        else:
+            y = int(rng.integers(0, h - ch + 1))
+            x = int(rng.integers(0, w - cw + 1))
         photo = photo[y:y + ch, x:x + cw]
         mask = mask[y:y + ch, x:x + cw]
-        if rng.random() < self.zoom_out_p:
+        if self.paste_p > 0 and donor is not None and rng.random() < self.paste_p:
+            photo, mask = self._paste(rng, photo, mask, *donor())
+        if not zoom_in and rng.random() < self.zoom_out_p:
             photo, mask = self._zoom_out(rng, photo, mask)
         img = cv2.resize(photo, (s, s), interpolation=cv2.INTER_LINEAR)
         m = cv2.resize(mask, (s, s), interpolation=cv2.INTER_LINEAR)
         if rng.random() < self.flip_p:
             img, m = img[:, ::-1], m[:, ::-1]
         return np.ascontiguousarray(img), np.ascontiguousarray(m)
+
+    @staticmethod
+    def _around_object(rng, mask, ch, cw):
+        """Top-left corner of a ch x cw crop centred on a random point of the object's bounding box
+        (of the whole photo when the mask is empty), kept inside the photo."""
+        h, w = mask.shape
+        ys, xs = np.nonzero(mask > 127)
+        if len(ys) == 0:
+            ys, xs = np.array([0, h - 1]), np.array([0, w - 1])
+        cy = rng.uniform(ys.min(), ys.max() + 1)
+        cx = rng.uniform(xs.min(), xs.max() + 1)
+        y = int(np.clip(round(cy - ch / 2), 0, h - ch))
+        x = int(np.clip(round(cx - cw / 2), 0, w - cw))
+        return y, x
+
+    def _paste(self, rng, photo, mask, d_photo, d_mask):
+        """Copy-paste: the donor's object (cut to its mask's bounding box, scaled so its longer side
+        is `paste_scale` of the view's shorter side, maybe mirrored) alpha-blended by its soft mask
+        onto the view at a random place; the mask becomes the union of both objects."""
+        ys, xs = np.nonzero(d_mask > 127)
+        if len(ys) == 0:
+            return photo, mask
+        y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
+        obj, alpha = d_photo[y0:y1, x0:x1], d_mask[y0:y1, x0:x1]
+        if rng.random() < 0.5:
+            obj, alpha = obj[:, ::-1], alpha[:, ::-1]
+        h, w = mask.shape
+        k = rng.uniform(*self.paste_scale) * min(h, w) / max(obj.shape[:2])
+        oh, ow = min(h, max(4, int(round(obj.shape[0] * k)))), min(w, max(4, int(round(obj.shape[1] * k))))
+        obj = cv2.resize(np.ascontiguousarray(obj), (ow, oh), interpolation=cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR)
+        alpha = cv2.resize(np.ascontiguousarray(alpha), (ow, oh), interpolation=cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR)
+        top, left = int(rng.integers(0, h - oh + 1)), int(rng.integers(0, w - ow + 1))
+        a = alpha.astype(np.float32)[..., None] / 255.0
+        photo, mask = photo.copy(), mask.copy()
+        region = photo[top:top + oh, left:left + ow].astype(np.float32)
+        photo[top:top + oh, left:left + ow] = np.rint(a * obj + (1 - a) * region).astype(np.uint8)
+        under = mask[top:top + oh, left:left + ow].astype(np.float32)
+        mask[top:top + oh, left:left + ow] = np.rint(alpha + (1 - a[..., 0]) * under).astype(np.uint8)
+        return photo, mask
 
     def _zoom_out(self, rng, photo, mask):
         """Pastes the crop smaller (factor z) into a canvas of the crop's size whose border is the
@@ -202,10 +285,14 @@ class TrainBatches:
                 masks = np.empty((len(idx), self.size, self.size), np.uint8)
                 for j, k in enumerate(idx):
                     photo, mask = self.split.pair(int(k))
-                    imgs[j], masks[j] = self.aug(self.rng, photo, mask)
+                    imgs[j], masks[j] = self.aug(self.rng, photo, mask, donor=self._donor)
                 x = color_jitter(self.rng, imgs.astype(np.float32) / 255.0)
                 y = masks.astype(np.float32)[..., None] / 255.0
                 self.q.put((x, y))
+
+    def _donor(self):
+        """A random other training pair, for copy-paste."""
+        return self.split.pair(int(self.rng.integers(0, len(self.split))))
 
     def __iter__(self):
         while True:

