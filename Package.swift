@@ -24,7 +24,7 @@ let avx512: Bool = {
     return cpu == "x86-64-v4" || ["skylake-avx512", "cascadelake", "cooperlake", "icelake-server", "icelake-client",
                                    "tigerlake", "sapphirerapids", "emeraldrapids", "graniterapids", "znver4", "znver5"].contains(cpu)
 }()
-/// SwiftPM refuses a package that another one depends on by version (`from: "1.0.0"`) when its
+/// SwiftPM refuses a package that another one depends on by version (`from: "2.0.0"`) when its
 /// targets carry unsafe flags, and `-target-cpu` is one. Such a dependency is a checkout SwiftPM
 /// makes under `.build/checkouts/` (Xcode under `SourcePackages/checkouts/`): there the CPU flags
 /// are left to the consumer, who passes them for the whole build (`swift build -c release -Xswiftc

@@ -44,7 +44,7 @@ public enum LiftError: Error, Sendable, CustomStringConvertible {
                 + searched.joined(separator: ", ") + " (set LIFT_WEIGHTS to the directory that holds it)"
         case .weightsNotFound(let model, let searched):
             return "there is no model \"\(model.rawValue)\": Lift ships " + ModelName.allCases.map(\.rawValue).joined(separator: ", ")
-                + ", and \(model.fileName) is not in " + searched.joined(separator: ", ")
+                + ", and there is no " + searched.joined(separator: ", ")
                 + " (rembg's model directory: set U2NET_HOME to the one that holds it, or give the file's path; Lift never downloads models)"
         case .modelLoadFailed(let model, _, let underlying):
             return "cannot load the \(model.rawValue) model: \(underlying)"

@@ -15,7 +15,7 @@ public enum CutoutCommand: Sendable, Equatable {
         OptionSpec("recursive", short: "r", help: "descend into sub-directories of directory inputs"),
         OptionSpec("force", short: "f", help: "overwrite existing outputs (inputs are never overwritten)"),
         OptionSpec("skip-existing", help: "skip inputs whose outputs all exist, redo the others (resume a batch)"),
-        OptionSpec("model", short: "m", value: "NAME", help: "subject | person | person-landscape | u2netp, a rembg model (NAME.onnx in $U2NET_HOME, default ~/.u2net) or a .onnx/.safetensors file (default: subject if its weights exist, else person)"),
+        OptionSpec("model", short: "m", value: "NAME", help: "subject (default) | person | person-landscape | u2netp | a rembg model (NAME.onnx in $U2NET_HOME, ~/.u2net) | FILE.onnx | FILE.safetensors"),
         OptionSpec("quality", value: "LEVEL", help: "fast | balanced | accurate: model passes, edge refinement (default balanced)"),
         OptionSpec("background", short: "b", value: "BG", help: "transparent | white | black | #RRGGBB[AA] | blur[:RADIUS] | dim[:LEVEL] (default transparent)"),
         OptionSpec("crop", help: "crop to the kept subjects"),

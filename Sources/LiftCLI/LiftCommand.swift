@@ -54,6 +54,7 @@ public enum LiftCommand {
             case .run(let parsed):
                 options = try InputList.adding(to: parsed)
             }
+            if let model = options.model { try checkModelExists(model) }
             entries = try OutputPlanner(fileSystem: environment.fileSystem).plan(options)
             let jobs = entries.compactMap { if case .process(let job) = $0 { job } else { nil } }
             if environment.standardOutputIsTerminal, jobs.contains(where: { $0.output == .standardOutput }) {
@@ -103,6 +104,26 @@ public enum LiftCommand {
             return 1
         }
         return exitCode
+    }
+
+    /// Refuses, as a usage error, a `--model` that names no shipped model and no file: a model file
+    /// that does not exist, or a rembg model name without its `NAME.onnx` in rembg's directory.
+    static func checkModelExists(_ model: ModelName) throws(UsageError) {
+        guard !model.isShipped else { return }
+        let expected = ModelName.allCases.map(\.rawValue).joined(separator: ", ")
+        do {
+            let url = try ModelCatalog.url(for: model)
+            var status = stat()
+            guard stat(url.path, &status) == 0 else {
+                throw UsageError.invalidValue(option: "--model", value: url.path, expected: expected + ", or a model file that exists")
+            }
+        } catch let error as UsageError {
+            throw error
+        } catch {
+            throw .invalidValue(option: "--model", value: model.rawValue,
+                                expected: expected + ", or a rembg model; there is no " + ModelCatalog.rembgDirectory().appendingPathComponent(model.fileName).path
+                                    + " (rembg's model directory, U2NET_HOME; Lift never downloads models)")
+        }
     }
 
     /// Removes the temporary files that a killed run left in the directories this run writes to

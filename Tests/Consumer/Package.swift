@@ -6,7 +6,7 @@ import PackageDescription
 
 let package = Package(
     name: "Consumer",
-    dependencies: [.package(url: Context.environment["LIFT_PACKAGE_URL"] ?? "https://example.invalid/Lift.git", from: "1.0.0")],
+    dependencies: [.package(url: Context.environment["LIFT_PACKAGE_URL"] ?? "https://example.invalid/Lift.git", from: "2.0.0")],
     targets: [
         .executableTarget(name: "ReadmeExample", dependencies: [.product(name: "Lift", package: "Lift")]),
         .executableTarget(name: "TimedCutout", dependencies: [.product(name: "Lift", package: "Lift")]),

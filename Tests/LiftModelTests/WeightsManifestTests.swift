@@ -26,7 +26,7 @@ import TestSupport
         let weights = Fixtures.repositoryRoot.appendingPathComponent("Weights")
         let provenance = try String(contentsOf: weights.appendingPathComponent("PROVENANCE.md"), encoding: .utf8)
         let files = try FileManager.default.contentsOfDirectory(atPath: weights.path).filter { $0.hasSuffix(".safetensors") }
-        #expect(files.count == 3)
+        #expect(Set(files) == Set(ModelName.allCases.map(\.fileName)), "every shipped model has its file, and only they")
         for name in files {
             let url = weights.appendingPathComponent(name)
             let recorded = try #require(try WeightsManifest.recordedDigest(for: url), "\(name) is not in SHA256SUMS")

@@ -75,7 +75,7 @@ func backgrounds(text: String, expected: Background) throws {
 }
 
 @Test(arguments: [
-    (["--model", "cat", "a"], UsageError.invalidValue(option: "--model", value: "cat", expected: "person, person-landscape, subject")),
+    (["--model", "", "a"], UsageError.invalidValue(option: "--model", value: "", expected: "person, person-landscape, subject, u2netp, a rembg model name or a model file")),
     (["--quality", "best", "a"], .invalidValue(option: "--quality", value: "best", expected: "fast, balanced, accurate")),
     (["--threads", "0", "a"], .invalidValue(option: "--threads", value: "0", expected: "a positive whole number")),
     (["--max-size", "big", "a"], .invalidValue(option: "--max-size", value: "big", expected: "a positive whole number")),

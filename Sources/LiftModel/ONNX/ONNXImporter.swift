@@ -274,12 +274,13 @@ public struct ONNXImporter {
         tensor.integers.map { $0.map { Double($0) } }
     }
 
-    /// Input `index` as a weight: a constant float tensor.
+    /// Input `index` as a weight: a constant float tensor (or a small constant folded by `Cast`…).
     private func weightInput(_ context: NodeContext, _ index: Int) throws(ONNXError) -> (dims: [Int], values: [Float]) {
-        guard index < context.node.inputs.count, let tensor = constants[context.node.inputs[index]], let values = tensor.floats else {
-            throw context.fail("input \(index + 1) must be a constant weight tensor (an initializer)")
-        }
-        return (tensor.dims, values)
+        guard index < context.node.inputs.count else { throw context.fail("input \(index + 1) is missing") }
+        let name = context.node.inputs[index]
+        if let tensor = constants[name], let values = tensor.floats { return (tensor.dims, values) }
+        if let value = known[name], let numbers = value.numbers { return (value.dims, numbers.map { Float($0) }) }
+        throw context.fail("input \(index + 1) must be a constant weight tensor (an initializer)")
     }
 
     // MARK: - Known values
