@@ -7,7 +7,8 @@
 /// - `accurate`: `balanced` plus the same two passes at 1.25× the native input (where the model
 ///   allows it), all four maps averaged; an edge refinement that follows weaker photo edges.
 ///
-/// Fixed-size models (the person model is 256×256) run every pass at their size.
+/// Fixed-size models (the person model is 256×256, U²-Net-small 320×320) run at their size, each
+/// distinct pass (plain or mirrored) once.
 public enum Quality: String, CaseIterable, Sendable, Codable {
     case fast, balanced, accurate
 

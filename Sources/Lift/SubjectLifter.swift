@@ -162,7 +162,13 @@ private struct Network: Sendable {
                 + (model.outputNames.first ?? "missing"))
         }
         self.name = name
-        passes = quality.passes
+        // A fixed-size model's passes differ only in mirroring: each distinct one runs once (the
+        // average is the same, every duplicate having had its twin).
+        let passes = openSize ? quality.passes : quality.passes.reduce(into: [ModelPass]()) { unique, pass in
+            let fixed = ModelPass(scale: 1, mirrored: pass.mirrored)
+            if !unique.contains(fixed) { unique.append(fixed) }
+        }
+        self.passes = passes
         self.models = [model] + (1 ..< max(1, min(passes.count, threads))).map { _ in model.replica() }
         preprocesses = passes.map { pass in
             var scaled = spec

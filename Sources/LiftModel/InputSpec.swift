@@ -15,6 +15,9 @@ public struct InputSpec: Sendable, Equatable {
         /// the mean of the area each input pixel covers when shrinking (OpenCV's `INTER_AREA`),
         /// bilinear when enlarging. The subject model's, trained on photos shrunk that way.
         case area
+        /// The whole frame to `height × width`, aspect ratio not kept, exactly as Pillow's
+        /// `resize(LANCZOS)` (Lanczos-3, its fixed-point arithmetic): rembg's, for its models.
+        case lanczos
     }
 
     /// Channel order of the tensor.

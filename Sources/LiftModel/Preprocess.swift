@@ -16,6 +16,8 @@ import LiftTensor
 /// mean of the photo area it covers (bilinear on an axis that is enlarged), rounded to 8 bits, then
 /// normalised the same way (`AreaResize`).
 ///
+/// `"lanczos"`: as Pillow's `resize(LANCZOS)`, bit for bit (`LanczosResize`); rembg's models.
+///
 /// Mapping the probability map back: the map covers the whole photo; MediaPipe's
 /// `TensorsToSegmentationCalculator` resizes it to the photo's size with OpenCV's bilinear `resize`
 /// (half-pixel centres, edges clamped), which is `MaskResize.bilinear` with `.stretched` placement.
@@ -67,6 +69,9 @@ public struct Preprocess: Sendable {
         case .area:
             return AreaResize(sourceWidth: image.width, sourceHeight: image.height,
                               width: spec.width, height: spec.height).apply(to: image, threads: threads)
+        case .lanczos:
+            return LanczosResize(sourceWidth: image.width, sourceHeight: image.height,
+                                 width: spec.width, height: spec.height).apply(to: image, threads: threads)
         }
     }
 

@@ -1,7 +1,7 @@
 /// The pre- and post-processing rembg gives each of its models (rembg's sessions): input size,
-/// normalisation, and the min-max stretch of the first output. Every one divides the Lanczos-resized
-/// photo by its largest sample (`InputSpec.Scaling.maximum`); Lift resizes by area averaging
-/// instead of Lanczos (`InputSpec.ResizePolicy.area`).
+/// normalisation, and the min-max stretch of the first output. Every one resizes the photo with
+/// Pillow's Lanczos (`InputSpec.ResizePolicy.lanczos`, bit for bit) and divides it by its largest
+/// sample (`InputSpec.Scaling.maximum`).
 ///
 /// | preset | models (file names) | input | mean | std |
 /// |---|---|---|---|---|
@@ -38,6 +38,6 @@ public struct RembgPreset: Sendable, Equatable {
     /// (the preset's size where the graph leaves it open), output `output`.
     public func inputSpec(input: String, output: String, height: Int?, width: Int?) throws(InputSpecError) -> InputSpec {
         try InputSpec(name: input, height: height ?? size, width: width ?? size, scaling: .maximum, mean: mean, std: std,
-                      resize: .area, output: output, outputActivation: .sigmoid, outputNormalization: .minmax)
+                      resize: .lanczos, output: output, outputActivation: .sigmoid, outputNormalization: .minmax)
     }
 }
