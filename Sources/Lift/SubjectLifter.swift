@@ -23,8 +23,14 @@ public struct SubjectLifter: Sendable {
     /// How probability maps become subjects; set from `quality`, adjustable (threshold, refinement…).
     public var analysisOptions: Analysis.Options
 
+    /// The second network whose map `accurate` combines with the subject model's before refinement
+    /// (`.u2netp`, when its weights are found; see `MapCombination`), else nil.
+    public let partner: ModelName?
+
     /// The loaded networks: the model's variants, each with its input spec.
     private let networks: [ModelName: Network]
+    /// The partner's network (its plain and mirrored passes).
+    private let partnerNetwork: Network?
 
     /// Loads `model`'s weights (found by `ModelCatalog`: `LIFT_WEIGHTS`, `Weights/` beside the
     /// executable or in the source checkout).
@@ -50,6 +56,15 @@ public struct SubjectLifter: Sendable {
             networks[.personLandscape] = try Network(.personLandscape, quality: quality, threads: threads, environment: environment)
         }
         self.networks = networks
+        // `accurate` with the subject model adds U²-Net-small's view when its weights are shipped
+        // beside it (absent: the subject model alone; present but broken: an error).
+        if model == .subject, quality == .accurate, (try? ModelCatalog.url(for: .u2netp, environment: environment)) != nil {
+            partner = .u2netp
+            partnerNetwork = try Network(.u2netp, quality: .balanced, threads: threads, environment: environment)
+        } else {
+            partner = nil
+            partnerNetwork = nil
+        }
         analysisOptions = Analysis.Options(refine: quality.refinesEdges, refineEpsilon: quality.refineEpsilon, threads: self.threads)
     }
 
@@ -99,7 +114,23 @@ public struct SubjectLifter: Sendable {
     public func probabilityMap(for image: RGBAImage, timings: inout StageTimings) throws(LiftError) -> FloatMap {
         let variant = modelVariant(width: image.width, height: image.height)
         guard let network = networks[variant] else { preconditionFailure("SubjectLifter holds no network for \(variant.rawValue)") }
-        return try network.run(image, threads: threads, timings: &timings)
+        let map = try network.run(image, threads: threads, timings: &timings)
+        guard let partnerNetwork else { return map }
+        var other = try partnerNetwork.run(image, threads: threads, timings: &timings)
+        do {
+            if other.width != map.width || other.height != map.height {
+                other = try MaskResize.bilinear(other, width: map.width, height: map.height, threads: threads)
+            }
+        } catch {
+            throw .inferenceFailed(model: partnerNetwork.name, underlying: error)
+        }
+        return MapCombination.combine(map, other)
+    }
+
+    /// What ran on a `width × height` photo, for reports: the model variant, and the partner
+    /// (`subject+u2netp`).
+    public func modelDescription(width: Int, height: Int) -> String {
+        modelVariant(width: width, height: height).rawValue + (partner.map { "+" + $0.rawValue } ?? "")
     }
 
     /// The model variant that runs on a `width × height` photo: `.personLandscape` for wide photos

@@ -116,7 +116,7 @@ public struct CutoutPipeline {
         }
         report.width = photo.width
         report.height = photo.height
-        report.model = lifter.modelVariant(width: photo.width, height: photo.height).rawValue
+        report.model = lifter.modelDescription(width: photo.width, height: photo.height)
         report.quality = options.quality.rawValue
         let keptIndices = Set(kept.map(\.index))
         let perSubject = job.eachSubject ? Dictionary(uniqueKeysWithValues: zip(kept.map(\.index), cutouts)) : [:]

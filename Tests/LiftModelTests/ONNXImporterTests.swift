@@ -90,6 +90,19 @@ import TestSupport
         }
     }
 
+    /// Inputs the fuzzer found (`Benchmarks/fuzz.sh`, kept in `Tests/Fixtures/fuzz/fuzz-onnx/`): each
+    /// reads, then fails to import or load with a typed error, never a crash.
+    @Test func fuzzFindingsFailWithAnError() throws {
+        let folder = Fixtures.url("fuzz/fuzz-onnx")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(!names.isEmpty)
+        for name in names {
+            let bytes = [UInt8](try Data(contentsOf: folder.appendingPathComponent(name)))
+            guard let model = try? ONNXModel(bytes: bytes) else { continue }
+            #expect(throws: (any Error).self, "\(name)") { try ONNXConversion(model: model, preset: nil).model() }
+        }
+    }
+
     @Test func presetsFollowRembgsModelNames() {
         #expect(RembgPreset.forModel("u2netp")?.name == "u2net" && RembgPreset.forModel("silueta")?.size == 320)
         #expect(RembgPreset.forModel("isnet-general-use")?.size == 1024 && RembgPreset.forModel("isnet-anime")?.std == [1, 1, 1])

@@ -1,3 +1,4 @@
+import Foundation
 import Lift
 import Testing
 import TestSupport
@@ -69,5 +70,35 @@ import TestSupport
         let one = try SubjectLifter(model: .subject, quality: quality, threads: 1).probabilityMap(for: photo)
         let two = try SubjectLifter(model: .subject, quality: quality, threads: 2).probabilityMap(for: photo)
         #expect(one.values.map(\.bitPattern) == two.values.map(\.bitPattern))
+    }
+
+    /// `accurate` with the subject model also runs U²-Net-small (shipped) and combines the two maps
+    /// as `MapCombination` says, clamp(a + b − 0.5, 0, 1), before refinement; without the u2netp
+    /// file (a weights directory that lacks it) it is the subject model alone. The other levels and
+    /// models run one network.
+    @Test func accurateCombinesTheSubjectModelWithU2NetSmall() throws {
+        #expect(try SubjectLifter(model: .subject, quality: .balanced, threads: 2).partner == nil)
+        #expect(try SubjectLifter(model: .person, quality: .accurate, threads: 2).partner == nil)
+        let lifter = try SubjectLifter(model: .subject, quality: .accurate, threads: 2)
+        #expect(lifter.partner == .u2netp && lifter.modelDescription(width: 640, height: 480) == "subject+u2netp")
+
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let weights = Fixtures.repositoryRoot.appendingPathComponent("Weights")
+        for name in ["subject.safetensors", "SHA256SUMS"] {
+            try FileManager.default.copyItem(at: weights.appendingPathComponent(name), to: scratch.url.appendingPathComponent(name))
+        }
+        let alone = try SubjectLifter(model: .subject, quality: .accurate, threads: 2, environment: ["LIFT_WEIGHTS": scratch.url.path])
+        #expect(alone.partner == nil)
+
+        let photo = try Self.astronaut()
+        let subject = try alone.probabilityMap(for: photo)
+        var partner = try SubjectLifter(model: .u2netp, quality: .balanced, threads: 2).probabilityMap(for: photo)
+        partner = try MaskResize.bilinear(partner, width: subject.width, height: subject.height, threads: 2)
+        let combined = try lifter.probabilityMap(for: photo)
+        let expected = zip(subject.values, partner.values).map { min(max($0 + $1 - 0.5, 0), 1) }
+        #expect(combined.width == subject.width && combined.height == subject.height)
+        #expect(zip(combined.values, expected).allSatisfy { abs($0 - $1) <= 1e-6 })
+        #expect(Self.maxDifference(combined, subject) > 1e-2)
     }
 }

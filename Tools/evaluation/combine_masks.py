@@ -6,8 +6,9 @@ combines Lift's subject model with U²-Net-small before edge refinement.
 
 Each rule maps the two probability maps (0…1, at the ground truth's size) to one; every rule is
 scored with MAE, max F and S, and against rule `a` (the first model alone) with paired standard
-errors. The rules: each model alone; the mean; weighted means; the logit (log-odds) mean; the
-per-pixel more confident of the two.
+errors. The rules: each model alone; the mean; weighted means; the mean with its contrast raised
+around 0.5 (gain g: 0.5 + g·(mean − 0.5), clamped); the logit (log-odds) mean; the per-pixel more
+confident of the two. `--rules` picks some by name.
 """
 from __future__ import annotations
 
@@ -33,6 +34,9 @@ RULES = {
     "mean": lambda a, b: (a + b) / 2,
     "0.65 a + 0.35 b": lambda a, b: 0.65 * a + 0.35 * b,
     "0.35 a + 0.65 b": lambda a, b: 0.35 * a + 0.65 * b,
+    "mean gain 1.5": lambda a, b: 0.5 + 1.5 * ((a + b) / 2 - 0.5),
+    "mean gain 2": lambda a, b: 0.5 + 2 * ((a + b) / 2 - 0.5),
+    "mean gain 3": lambda a, b: 0.5 + 3 * ((a + b) / 2 - 0.5),
     "logit mean": lambda a, b: 1 / (1 + np.exp(-(logit(a) + logit(b)) / 2)),
     "more confident": lambda a, b: np.where(np.abs(a - 0.5) >= np.abs(b - 0.5), a, b),
 }
@@ -43,6 +47,7 @@ def main():
     ap.add_argument("--a", required=True, help="masks of the first model (DIR[/SET]/KEY.png)")
     ap.add_argument("--b", required=True, help="masks of the second model")
     ap.add_argument("--sets", default="duts,ecssd")
+    ap.add_argument("--rules", help="comma-separated rule names (default: all)")
     args = ap.parse_args()
     sets = args.sets.split(",")
     for set_name in sets:
@@ -51,7 +56,8 @@ def main():
         a = [m.astype(np.float32) / 255 for m in read_masks(set_folder(args.a, set_name, len(sets)), split, gts)]
         b = [m.astype(np.float32) / 255 for m in read_masks(set_folder(args.b, set_name, len(sets)), split, gts)]
         alone = [np.round(x * 255).astype(np.uint8) for x in a]
-        for name, rule in RULES.items():
+        chosen = args.rules.split(",") if args.rules else list(RULES)
+        for name, rule in ((n, RULES[n]) for n in chosen):
             maps = [np.round(np.clip(rule(x, y), 0, 1) * 255).astype(np.uint8) for x, y in zip(a, b)]
             r = sod_metrics(maps, gts)
             if name != "a alone":

@@ -159,6 +159,10 @@ public struct ONNXImporter {
             return
         }
         let context = NodeContext(node: node, name: name)
+        let needed = Self.requiredInputs[node.opType] ?? 1
+        guard node.inputs.count >= needed else {
+            throw context.fail("it has \(node.inputs.count) inputs; \(node.opType) needs at least \(needed)")
+        }
         switch node.opType {
         case "Constant": try constant(context, output: output)
         case "Identity", "Dropout":
@@ -197,7 +201,19 @@ public struct ONNXImporter {
         case "Pad": try pad(context, output: output)
         default: markUnsupported(node.opType, name)
         }
+        // Shape arithmetic stays small: a chain of Concats must not double a list without bound.
+        if let value = known[output], value.elements.count > Self.maxKnownElements || value.dims.count > 8 {
+            throw context.fail("it folds to \(value.elements.count) values of rank \(value.dims.count), more than Lift folds "
+                + "(\(Self.maxKnownElements) values, rank 8)")
+        }
     }
+
+    /// The most values one folded (known) value may hold.
+    static let maxKnownElements = 1 << 16
+
+    /// Inputs each operator needs at least, where that is not 1.
+    static let requiredInputs: [String: Int] = ["Constant": 0, "Gather": 2, "Add": 2, "Sub": 2, "Mul": 2, "Div": 2, "Conv": 2,
+                                                "BatchNormalization": 5]
 
     /// The operators `convert` maps.
     static let supportedOperators: Set<String> = [
@@ -412,7 +428,7 @@ public struct ONNXImporter {
 
     private mutating func concat(_ context: NodeContext, output: String) throws(ONNXError) {
         let inputs = context.node.inputs.filter { !$0.isEmpty }
-        if inputs.allSatisfy({ tensors[$0] != nil }) {
+        if !inputs.isEmpty, inputs.allSatisfy({ tensors[$0] != nil }) {
             let rankAxis = context.int("axis", default: 1)
             guard rankAxis == 1 || rankAxis == -3 else { throw context.fail("Lift concatenates image tensors along channels (axis 1) only, not axis \(rankAxis)") }
             let parts = inputs.compactMap { tensors[$0] }
@@ -504,7 +520,7 @@ public struct ONNXImporter {
         let input = try tensorInput(context, 0)
         let (dims, values) = try weightInput(context, 1)
         let groups = context.int("group", default: 1)
-        guard dims.count == 4, groups >= 1, dims[0] % groups == 0, dims[1] * groups == input.channels else {
+        guard dims.count == 4, dims.allSatisfy({ $0 >= 1 }), groups >= 1, dims[0] % groups == 0, dims[1] * groups == input.channels else {
             throw context.fail("its weight \(dims) does not fit a 2-D convolution of \(input.channels) channels in \(groups) groups")
         }
         if let kernel = context.ints("kernel_shape"), kernel != [dims[2], dims[3]] {
@@ -545,7 +561,7 @@ public struct ONNXImporter {
     private mutating func batchNormalization(_ context: NodeContext, output: String) throws(ONNXError) {
         let input = try tensorInput(context, 0)
         let parameters = try (1 ... 4).map { (index) throws(ONNXError) -> [Float] in try weightInput(context, index).values }
-        guard parameters.allSatisfy({ $0.count == input.channels }) else {
+        guard input.channels >= 1, parameters.allSatisfy({ $0.count == input.channels }) else {
             throw context.fail("its scale, bias, mean and variance do not all have \(input.channels) values")
         }
         if context.node.outputs.dropFirst().contains(where: { !$0.isEmpty && readers[$0] != nil }) {
