@@ -5,7 +5,9 @@
 /// - `balanced` (default): the model at its native input on the photo and on its mirror image,
 ///   the two maps averaged; edges refined with the photo as guide.
 /// - `accurate`: `balanced` plus the same two passes at 1.25× the native input (where the model
-///   allows it), all four maps averaged; an edge refinement that follows weaker photo edges.
+///   allows it), all four maps averaged; for the subject model, U²-Net-small's map (photo and
+///   mirror image) combined with it when `Weights/u2netp.safetensors` is there (`MapCombination`);
+///   an edge refinement that follows weaker photo edges.
 ///
 /// Fixed-size models (the person model is 256×256, U²-Net-small 320×320) run at their size, each
 /// distinct pass (plain or mirrored) once.
