@@ -7,55 +7,45 @@ import LiftTensor
 /// weighed by their overlap; when enlarging, it is bilinear at source position `(i + 0.5)·r − 0.5`,
 /// clamped to the edges. Every photo pixel counts, so a 4000-pixel photo shrunk to 256 does not
 /// alias, and the map's pixel centres line up with the photo's (`MaskResize`'s `.stretched`).
-struct AreaResize {
-    /// Per target index: the first source index, how many follow, and their weights (sum 1),
-    /// `stride` weights per index.
-    struct Taps {
-        var first: [Int]
-        var count: [Int]
-        var weights: [Float]
-        var stride: Int
+typealias AreaResize = SeparableResize<AreaTaps>
 
-        init(target: Int, source: Int) {
-            let ratio = Double(source) / Double(target)
-            stride = ratio > 1 ? Int(ratio.rounded(.up)) + 1 : 2
-            first = []
-            count = []
-            weights = [Float](repeating: 0, count: target * stride)
-            for i in 0 ..< target {
-                var taps: [(Int, Double)] = []
-                if ratio > 1 {
-                    let low = Double(i) * ratio, high = min(Double(i + 1) * ratio, Double(source))
-                    var j = Int(low.rounded(.down))
-                    while Double(j) < high && j < source {
-                        let overlap = min(high, Double(j + 1)) - max(low, Double(j))
-                        if overlap > 0 { taps.append((j, overlap / ratio)) }
-                        j += 1
-                    }
-                } else {
-                    let position = min(max((Double(i) + 0.5) * ratio - 0.5, 0), Double(source - 1))
-                    let j = Int(position.rounded(.down)), fraction = position - Double(j)
-                    taps = j + 1 < source ? [(j, 1 - fraction), (j + 1, fraction)] : [(j, 1)]
+/// Per target index of one axis: the first source index, how many follow, and their weights
+/// (sum 1), `stride` weights per index (see `AreaResize`).
+struct AreaTaps: ResizeTaps {
+    var first: [Int]
+    var count: [Int]
+    var weights: [Float]
+    var stride: Int
+
+    init(target: Int, source: Int) {
+        let ratio = Double(source) / Double(target)
+        stride = ratio > 1 ? Int(ratio.rounded(.up)) + 1 : 2
+        first = []
+        count = []
+        weights = [Float](repeating: 0, count: target * stride)
+        for i in 0 ..< target {
+            var taps: [(Int, Double)] = []
+            if ratio > 1 {
+                let low = Double(i) * ratio, high = min(Double(i + 1) * ratio, Double(source))
+                var j = Int(low.rounded(.down))
+                while Double(j) < high && j < source {
+                    let overlap = min(high, Double(j + 1)) - max(low, Double(j))
+                    if overlap > 0 { taps.append((j, overlap / ratio)) }
+                    j += 1
                 }
-                first.append(taps[0].0)
-                count.append(taps.count)
-                for (k, tap) in taps.enumerated() { weights[i * stride + k] = Float(tap.1) }
+            } else {
+                let position = min(max((Double(i) + 0.5) * ratio - 0.5, 0), Double(source - 1))
+                let j = Int(position.rounded(.down)), fraction = position - Double(j)
+                taps = j + 1 < source ? [(j, 1 - fraction), (j + 1, fraction)] : [(j, 1)]
             }
+            first.append(taps[0].0)
+            count.append(taps.count)
+            for (k, tap) in taps.enumerated() { weights[i * stride + k] = Float(tap.1) }
         }
     }
+}
 
-    let columns: Taps
-    let rows: Taps
-    let width: Int
-    let height: Int
-
-    init(sourceWidth: Int, sourceHeight: Int, width: Int, height: Int) {
-        columns = Taps(target: width, source: sourceWidth)
-        rows = Taps(target: height, source: sourceHeight)
-        self.width = width
-        self.height = height
-    }
-
+extension SeparableResize where Taps == AreaTaps {
     /// The resampled image as RGB bytes (`height · width · 3`), each sample rounded to the nearest
     /// 8-bit value. Alpha is ignored. Each target row sums its source rows resampled across, so the
     /// scratch is one target row per part, whatever the photo's width.

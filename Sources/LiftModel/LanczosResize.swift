@@ -12,71 +12,62 @@ import LiftTensor
 /// `lanczos3((j − centre + 0.5) / fs)` normalised to sum 1, in fixed point with 22 fraction bits
 /// (each weight rounded half away from zero), the sum rounded and clamped to 8 bits. The columns
 /// are resampled first, into 8-bit rows, then the rows.
-struct LanczosResize {
+typealias LanczosResize = SeparableResize<LanczosTaps>
+
+/// Per target index of one axis: the first source index and its fixed-point weights (see
+/// `LanczosResize`).
+struct LanczosTaps: ResizeTaps {
     /// Fraction bits of Pillow's fixed-point weights (`PRECISION_BITS`, 32 − 8 − 2).
     static let precisionBits = 22
 
-    /// Per target index: the first source index and its fixed-point weights.
-    struct Taps {
-        var first: [Int] = []
-        var weights: [[Int32]] = []
+    var first: [Int] = []
+    var weights: [[Int32]] = []
 
-        init(target: Int, source: Int) {
-            let scale = Double(source) / Double(target)
-            let filterScale = max(scale, 1)
-            let support = 3 * filterScale
-            for i in 0 ..< target {
-                let centre = (Double(i) + 0.5) * scale
-                let low = max(Int(centre - support + 0.5), 0)
-                let high = min(Int(centre + support + 0.5), source)
-                var values: [Double] = []
-                for j in low ..< max(high, low) {
-                    values.append(Self.lanczos((Double(j) - centre + 0.5) / filterScale))
-                }
-                let total = values.reduce(0, +)
-                if total != 0 { values = values.map { $0 / total } }
-                let unit = Double(1 << LanczosResize.precisionBits)
-                first.append(low)
-                weights.append(values.map { Int32(($0 < 0 ? -0.5 : 0.5) + $0 * unit) })
+    init(target: Int, source: Int) {
+        let scale = Double(source) / Double(target)
+        let filterScale = max(scale, 1)
+        let support = 3 * filterScale
+        for i in 0 ..< target {
+            let centre = (Double(i) + 0.5) * scale
+            let low = max(Int(centre - support + 0.5), 0)
+            let high = min(Int(centre + support + 0.5), source)
+            var values: [Double] = []
+            for j in low ..< max(high, low) {
+                values.append(Self.lanczos((Double(j) - centre + 0.5) / filterScale))
             }
-        }
-
-        /// Pillow's `lanczos_filter`: sinc(x) · sinc(x / 3) on [−3, 3), else 0.
-        static func lanczos(_ x: Double) -> Double {
-            guard x >= -3, x < 3 else { return 0 }
-            return sinc(x) * sinc(x / 3)
-        }
-
-        static func sinc(_ x: Double) -> Double {
-            guard x != 0 else { return 1 }
-            let angle = x * Double.pi
-            return sin(angle) / angle
+            let total = values.reduce(0, +)
+            if total != 0 { values = values.map { $0 / total } }
+            let unit = Double(1 << LanczosTaps.precisionBits)
+            first.append(low)
+            weights.append(values.map { Int32(($0 < 0 ? -0.5 : 0.5) + $0 * unit) })
         }
     }
 
-    let columns: Taps
-    let rows: Taps
-    let width: Int
-    let height: Int
-
-    init(sourceWidth: Int, sourceHeight: Int, width: Int, height: Int) {
-        columns = Taps(target: width, source: sourceWidth)
-        rows = Taps(target: height, source: sourceHeight)
-        self.width = width
-        self.height = height
+    /// Pillow's `lanczos_filter`: sinc(x) · sinc(x / 3) on [−3, 3), else 0.
+    static func lanczos(_ x: Double) -> Double {
+        guard x >= -3, x < 3 else { return 0 }
+        return sinc(x) * sinc(x / 3)
     }
 
+    static func sinc(_ x: Double) -> Double {
+        guard x != 0 else { return 1 }
+        let angle = x * Double.pi
+        return sin(angle) / angle
+    }
+}
+
+extension SeparableResize where Taps == LanczosTaps {
     /// One fixed-point sum rounded and clamped to 8 bits, as Pillow's `clip8`.
     @inline(__always)
     private static func clip8(_ sum: Int32) -> UInt8 {
-        UInt8(clamping: sum >> Int32(precisionBits))
+        UInt8(clamping: sum >> Int32(LanczosTaps.precisionBits))
     }
 
     /// The resampled image as RGB bytes (`height · width · 3`). Alpha is ignored.
     func apply(to image: RGBAImage, threads: Int) -> [UInt8] {
         let width = self.width, height = self.height, sourceWidth = image.width, sourceHeight = image.height
         let columns = self.columns, rows = self.rows
-        let half = Int32(1 << (Self.precisionBits - 1))
+        let half = Int32(1 << (LanczosTaps.precisionBits - 1))
         // Columns first: every source row to `width` pixels, RGB.
         var across = [UInt8](repeating: 0, count: sourceHeight * width * 3)
         image.pixels.withUnsafeBufferPointer { source in

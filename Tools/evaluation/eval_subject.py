@@ -29,7 +29,8 @@ Telling a real gain from noise (candidates are picked on this same set):
   --against X         another run: masks (DIR/KEY.png), or a .pt checkpoint or .safetensors file
                       run here in PyTorch with the same --size/--mirror; the MAE, max-F and S
                       differences from it, with paired standard errors (MAE, S: per image; max F:
-                      bootstrap over images), on every set
+                      bootstrap over images), on every set; also cut_mae_diff, the MAE of both
+                      maps cut at 0.5 (what the pipeline's threshold ships)
 
   .venv/bin/python Tools/evaluation/eval_subject.py --baseline --checkpoint Tools/checkpoints/run/best.pt
   .venv/bin/python Tools/evaluation/eval_subject.py --sets duts,ecssd --mirror --checkpoint RUN/last.pt \
@@ -158,6 +159,8 @@ def paired_difference(preds, others, gts, resamples=2000) -> dict:
     mae_b, f_b, s_b = per_image(others)
     diff = mae_a - mae_b
     s_diff = s_a - s_b
+    cut_diff = np.array([np.abs((a >= 128) - g / 255.0).mean() - np.abs((b >= 128) - g / 255.0).mean()
+                         for a, b, g in zip(preds, others, gts)])  # as cut_mae: maps cut at 0.5
     rng = np.random.default_rng(0)
     boot = []
     for _ in range(resamples):
@@ -165,7 +168,8 @@ def paired_difference(preds, others, gts, resamples=2000) -> dict:
         boot.append(f_a[idx].mean(0).max() - f_b[idx].mean(0).max())
     return {"mae_diff": float(diff.mean()), "mae_diff_se": float(diff.std(ddof=1) / np.sqrt(len(diff))),
             "maxf_diff": float(f_a.mean(0).max() - f_b.mean(0).max()), "maxf_diff_se": float(np.std(boot, ddof=1)),
-            "s_diff": float(s_diff.mean()), "s_diff_se": float(s_diff.std(ddof=1) / np.sqrt(len(s_diff)))}
+            "s_diff": float(s_diff.mean()), "s_diff_se": float(s_diff.std(ddof=1) / np.sqrt(len(s_diff))),
+            "cut_mae_diff": float(cut_diff.mean()), "cut_mae_diff_se": float(cut_diff.std(ddof=1) / np.sqrt(len(cut_diff)))}
 
 
 def predict_u2netp(session, split):
