@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes the PNG decoder, the JPEG decoder, the weight loader and the ONNX reader for a fixed time each and reports
+# Fuzzes the PNG decoder, the JPEG decoder, the weight loader and the ONNX reader and importer for a fixed time each and reports
 # executions and findings.
 #
 #   Benchmarks/fuzz.sh [SECONDS]     # default 300 s per target; builds into .build-fuzz/
