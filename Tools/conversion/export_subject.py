@@ -192,7 +192,8 @@ def main():
     provenance = (
         f"Lift subject (salient object) model: {ENCODERS.get(model.variant, 'MobileNetV3-style')} encoder "
         f"+ U-Net decoder ({init}), "
-        f"variant {model.variant}, {2 * count_macs(SubjectNet(model.variant), a.size) / 1e9:.2f} GFLOP at {a.size}x{a.size}. {DUTS_LICENCE}. "
+        f"variant {model.variant}, {2 * count_macs(SubjectNet(model.variant), a.size) / 1e9:.2f} GFLOP at {a.size}x{a.size}. {DUTS_LICENCE}"
+        f"{' (plus the DUTS-TE pairs outside the validation and held-back sets, same terms)' if args.get('train_extra') else ''}. "
         f"Trained by Tools/training/train_subject.py (args {json.dumps(ckpt.get('args', {}), sort_keys=True)}) "
         f"at commit {ckpt.get('commit', 'unknown')}, step {step}, epoch {epoch}; validation (500 DUTS-TE "
         f"pairs, PyTorch) {json.dumps(val, sort_keys=True)}. Exported by Tools/conversion/export_subject.py {command} "
