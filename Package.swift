@@ -42,7 +42,9 @@ var targets: [Target] = [
     .target(name: "LiftMask", dependencies: ["LiftImage", "LiftTensor"], exclude: ["README.md"], swiftSettings: fast),
     .target(name: "Lift", dependencies: ["LiftImage", "LiftTensor", "LiftModel", "LiftMask"], exclude: ["README.md"], swiftSettings: fast),
     .target(name: "LiftCLI", dependencies: ["Lift"], exclude: ["README.md"], swiftSettings: fast),
-    .executableTarget(name: "lift", dependencies: ["Lift", "LiftCLI"], swiftSettings: fast),
+    .target(name: "LiftServer", dependencies: ["Lift", "LiftCLI"], exclude: ["README.md"],
+            resources: [.embedInCode("Page/index.html"), .embedInCode("Page/openapi.json")], swiftSettings: fast),
+    .executableTarget(name: "lift", dependencies: ["Lift", "LiftCLI", "LiftServer"], swiftSettings: fast),
     .executableTarget(name: "LiftBench", dependencies: ["Lift", "TestSupport"], path: "Benchmarks/LiftBench", swiftSettings: fast),
     .target(name: "TestSupport", dependencies: ["LiftImage", "LiftTensor"], path: "Tests/TestSupport", swiftSettings: fast),
     .testTarget(name: "LiftImageTests", dependencies: ["LiftImage", "TestSupport"], swiftSettings: fast),
@@ -50,6 +52,7 @@ var targets: [Target] = [
     .testTarget(name: "LiftModelTests", dependencies: ["LiftModel", "TestSupport"], swiftSettings: fast),
     .testTarget(name: "LiftMaskTests", dependencies: ["LiftMask", "TestSupport"], swiftSettings: fast),
     .testTarget(name: "LiftTests", dependencies: ["Lift", "LiftCLI", "TestSupport"], swiftSettings: fast),
+    .testTarget(name: "LiftServerTests", dependencies: ["LiftServer", "Lift", "TestSupport"], swiftSettings: fast),
     // Runs the built `lift` binary; depending on the executable makes `swift test` build it first.
     .testTarget(name: "LiftCLITests", dependencies: ["lift", "Lift", "LiftCLI", "TestSupport"], exclude: ["Snapshots"], swiftSettings: fast),
 ]

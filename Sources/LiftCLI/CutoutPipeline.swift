@@ -70,7 +70,7 @@ public struct CutoutPipeline {
 
         let analysis = try lifter.analyze(photo, timings: &timings)
         _ = clock.lap()
-        let kept = try select(from: analysis)
+        let kept = try options.selectSubjects(from: analysis)
         if options.crop != nil, kept.isEmpty { throw CutoutError.nothingToCrop }
         if job.eachSubject, kept.isEmpty { throw CutoutError.noSubjectToWrite }
 
@@ -148,9 +148,8 @@ public struct CutoutPipeline {
     /// Composites `subjects` as the options say and encodes the result (and their mask, when `mask` names a file).
     private func encodeCutout(of subjects: [Subject], from analysis: Analysis, color: PNGMetadata, output: OutputTarget,
                               mask: String?, timings: inout StageTimings, clock: inout Stopwatch) throws -> EncodedCutout {
-        let layout = OutputLayout(margin: options.crop?.margin ?? .pixels(0), square: options.crop?.square ?? false,
-                                  maxLongSide: options.maxSize)
-        let cutout = try analysis.image(for: subjects, croppedToExtent: options.crop != nil, background: options.background, layout: layout)
+        let cutout = try analysis.image(for: subjects, croppedToExtent: options.crop != nil, background: options.background,
+                                        layout: options.outputLayout)
         let maskImage = mask == nil ? nil : try analysis.mask(for: subjects).grayImage()
         timings.composite += clock.lap()
         let threads = options.threads
@@ -161,31 +160,11 @@ public struct CutoutPipeline {
         timings.encode += clock.lap()
         return encoded
     }
-
-    /// The subjects `--instances` or `--at` choose.
-    private func select(from analysis: Analysis) throws(CutoutError) -> [Subject] {
-        let subjects = analysis.subjects
-        if let point = options.point {
-            guard let subject = analysis.subject(at: point) else {
-                throw .noSubjectAt(x: point.x, y: point.y, subjectCount: subjects.count)
-            }
-            return [subject]
-        }
-        switch options.instances {
-        case .all: return subjects
-        case .largest: return Array(subjects.prefix(1))
-        case .numbers(let numbers):
-            return try numbers.map { number throws(CutoutError) in
-                guard number <= subjects.count else { throw .noSuchSubject(number: number, subjectCount: subjects.count) }
-                return subjects[number - 1]
-            }
-        }
-    }
 }
 
 extension StageTimings {
     /// Every stage rounded to a microsecond, so reports stay readable.
-    func rounded() -> StageTimings {
+    package func rounded() -> StageTimings {
         var copy = self
         for stage in [\StageTimings.decode, \.preprocess, \.inference, \.mask, \.composite, \.encode, \.write] {
             copy[keyPath: stage] = (copy[keyPath: stage] * 1000).rounded() / 1000

@@ -68,10 +68,11 @@ public enum HelpText {
     ]
 
     /// The help of a sub-command: its usage line, what it does, its options, its exit codes.
-    public static func subcommand(usage: String, summary: [String], options: [OptionSpec]) -> String {
+    public static func subcommand(usage: String, summary: [String], options: [OptionSpec],
+                                  exitStatus: String = "0 done   1 the input could not be read or decoded, or the output not written   2 usage error") -> String {
         var lines = ["USAGE", "  \(usage)", ""] + summary.map { "  " + $0 } + ["", "OPTIONS"]
         lines += options.map(optionLine)
-        lines += ["", "EXIT STATUS", "  0 done   1 the input could not be read or decoded, or the output not written   2 usage error"]
+        lines += ["", "EXIT STATUS", "  " + exitStatus]
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -108,7 +108,7 @@ public enum LiftCommand {
 
     /// Refuses, as a usage error, a `--model` that names no shipped model and no file: a model file
     /// that does not exist, or a rembg model name without its `NAME.onnx` in rembg's directory.
-    static func checkModelExists(_ model: ModelName) throws(UsageError) {
+    package static func checkModelExists(_ model: ModelName) throws(UsageError) {
         guard !model.isShipped else { return }
         let expected = ModelName.allCases.map(\.rawValue).joined(separator: ", ")
         do {

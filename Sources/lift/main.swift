@@ -1,12 +1,14 @@
-// The `lift` command line tool: `lift convert`, `lift info`, `lift import`, and the cut-out action (LiftCLI).
+// The `lift` command line tool: `lift convert`, `lift info`, `lift import`, `lift serve`, and the cut-out action (LiftCLI).
 import Foundation
 import LiftCLI
 
 // A closed pipe on standard output (`lift - | head`) is an ordinary end, not a signal death.
 signal(SIGPIPE, SIG_IGN)
-SignalCleanup.install()
 HeapTuning.apply()
 let arguments = Array(CommandLine.arguments.dropFirst())
+// The server drains on SIGTERM instead (ServeCommand); everything else writes files and cleans up.
+if arguments.first == "serve" { exit(runServe(Array(arguments.dropFirst()))) }
+SignalCleanup.install()
 switch arguments.first {
 case "convert": exit(runConvert(Array(arguments.dropFirst())))
 case "info": exit(runInfo(Array(arguments.dropFirst())))

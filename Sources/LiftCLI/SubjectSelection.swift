@@ -1,0 +1,29 @@
+import Lift
+
+extension CutoutOptions {
+    /// The subjects `--at` or `--instances` choose from `analysis`, largest first for `all`.
+    /// - Throws: `CutoutError.noSubjectAt` or `.noSuchSubject`.
+    package func selectSubjects(from analysis: Analysis) throws(CutoutError) -> [Subject] {
+        let subjects = analysis.subjects
+        if let point {
+            guard let subject = analysis.subject(at: point) else {
+                throw .noSubjectAt(x: point.x, y: point.y, subjectCount: subjects.count)
+            }
+            return [subject]
+        }
+        switch instances {
+        case .all: return subjects
+        case .largest: return Array(subjects.prefix(1))
+        case .numbers(let numbers):
+            return try numbers.map { number throws(CutoutError) in
+                guard number <= subjects.count else { throw .noSuchSubject(number: number, subjectCount: subjects.count) }
+                return subjects[number - 1]
+            }
+        }
+    }
+
+    /// The framing `--crop`, `--margin`, `--square` and `--max-size` ask for.
+    package var outputLayout: OutputLayout {
+        OutputLayout(margin: crop?.margin ?? .pixels(0), square: crop?.square ?? false, maxLongSide: maxSize)
+    }
+}

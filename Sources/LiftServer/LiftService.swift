@@ -1,0 +1,187 @@
+import Foundation
+import Lift
+import LiftCLI
+import Synchronization
+
+/// `lift serve`'s routes over an `HTTPServer`: the API (`/api/remove`, `/api/mask`, `/api/analyze`),
+/// the web page (`/`), its OpenAPI description (`/openapi.json`), `/healthz` and `/metrics`; bearer
+/// tokens, CORS for listed origins, the work queue, access log and metrics.
+public final class LiftService: HTTPService {
+    private let configuration: ServeConfiguration
+    private let cutouts: CutoutService
+    /// Admits photos to the workers (`package` so tests can hold a worker busy).
+    package let scheduler: WorkScheduler
+    private let metrics = ServerMetrics()
+    private let log: AccessLog
+    /// The server this service answers for (`attach(to:)`), read for `/metrics`' connection count.
+    private let server = Mutex<HTTPServer?>(nil)
+
+    /// The routes and the methods each takes.
+    private static let routes: [String: [String]] = [
+        "/": ["GET", "HEAD"], "/healthz": ["GET", "HEAD"], "/metrics": ["GET", "HEAD"], "/openapi.json": ["GET", "HEAD"],
+        "/api/remove": ["POST"], "/api/mask": ["POST"], "/api/analyze": ["POST"],
+    ]
+    /// Routes that need the token when one is set.
+    private static let protected: Set<String> = ["/metrics", "/api/remove", "/api/mask", "/api/analyze"]
+
+    /// Loads the default model and makes the routes.
+    /// - Parameter writeLog: where access-log lines go.
+    /// - Throws: `LiftError` when the model cannot be loaded.
+    public init(configuration: ServeConfiguration, writeLog: @escaping @Sendable (String) -> Void) throws(LiftError) {
+        self.configuration = configuration
+        cutouts = try CutoutService(model: configuration.model, quality: configuration.quality, threads: configuration.threads,
+                                    limits: configuration.limits)
+        scheduler = WorkScheduler(workers: configuration.workers, queueCapacity: configuration.queueCapacity)
+        log = AccessLog(format: configuration.logFormat == .json ? .json : .text, write: writeLog)
+    }
+
+    /// Tells the service which server it answers for (whose open connections `/metrics` reports).
+    public func attach(to server: HTTPServer) { self.server.withLock { $0 = server } }
+
+    /// The model answering requests that name none.
+    public var modelName: String { cutouts.defaultModel.rawValue }
+
+    public func accept(_ head: HTTPRequestHead) throws(HTTPError) {
+        if head.method == "OPTIONS" { return }
+        guard let methods = Self.routes[head.path] else {
+            throw HTTPError(.notFound, "there is nothing at \(head.path); the API is POST /api/remove, /api/mask and /api/analyze",
+                            closesConnection: false)
+        }
+        guard methods.contains(head.method) else {
+            if head.path.hasPrefix("/api/"), head.query.contains(where: { $0.name == "url" }) {
+                throw HTTPError(.badRequest, "Lift never fetches URLs for a client (no 'url' option); POST the photo's bytes as the body or as the form field 'file'",
+                                closesConnection: false)
+            }
+            throw HTTPError(.methodNotAllowed, "\(head.path) takes \(methods.joined(separator: " or ")), not \(head.method)",
+                            headers: [("Allow", methods.joined(separator: ", "))], closesConnection: false)
+        }
+        if Self.protected.contains(head.path), let token = configuration.token {
+            guard Self.bearerToken(head.headers["Authorization"]).map({ Self.constantTimeEquals($0, token) }) == true else {
+                throw HTTPError(.unauthorized, "this server needs 'Authorization: Bearer <token>' (lift serve --token)",
+                                headers: [("WWW-Authenticate", "Bearer realm=\"lift\"")], closesConnection: false)
+            }
+        }
+        if head.method == "POST" {
+            if scheduler.isFull { throw Self.busy(scheduler) }
+        }
+    }
+
+    public func respond(to head: HTTPRequestHead, body: [UInt8]) -> HTTPResponse {
+        do throws(HTTPError) {
+            switch (head.method, head.path) {
+            case ("OPTIONS", _): return try preflight(head)
+            case (_, "/"): return HTTPResponse(.ok, headers: Self.pageHeaders, body: EmbeddedFiles.page)
+            case (_, "/openapi.json"): return HTTPResponse(.ok, headers: [("Content-Type", "application/json")], body: EmbeddedFiles.openAPI)
+            case (_, "/healthz"): return .json(.ok, Health(status: "ok", version: LiftVersion.string, model: cutouts.defaultModel.rawValue))
+            case (_, "/metrics"):
+                let load = scheduler.load
+                let text = metrics.text(queueDepth: load.waiting, inFlight: load.running, connections: server.withLock { $0?.openConnections ?? 0 },
+                                        workers: scheduler.workers, queueCapacity: scheduler.queueCapacity)
+                return HTTPResponse(.ok, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")], body: Array(text.utf8))
+            case (_, "/api/remove"): return try process(head, body: body, product: .cutout)
+            case (_, "/api/mask"): return try process(head, body: body, product: .mask)
+            case (_, "/api/analyze"): return try process(head, body: body, product: .analysis)
+            default: throw HTTPError(.notFound, "there is nothing at \(head.path)", closesConnection: false)
+            }
+        } catch {
+            return .error(error)
+        }
+    }
+
+    public func decorate(_ response: inout HTTPResponse, for head: HTTPRequestHead?) {
+        response.headers.append(("Server", "lift/\(LiftVersion.string)"))
+        response.headers.append(("X-Content-Type-Options", "nosniff"))
+        guard let origin = head?.headers["Origin"], configuration.corsOrigins.contains(origin) else { return }
+        response.headers += [("Access-Control-Allow-Origin", origin), ("Vary", "Origin"),
+                             ("Access-Control-Expose-Headers", "X-Lift-Subjects, X-Lift-Kept, Server-Timing")]
+    }
+
+    public func didAnswer(_ exchange: HTTPExchange) {
+        metrics.record(exchange)
+        log.record(exchange)
+    }
+
+    /// Runs one photo through the queue and the pipeline.
+    private func process(_ head: HTTPRequestHead, body: [UInt8], product: CutoutService.Product) throws(HTTPError) -> HTTPResponse {
+        var fields = head.query
+        var photo = body
+        var name = "the photo"
+        if let type = head.headers["Content-Type"], let boundary = MultipartForm.boundary(contentType: type) {
+            let form = try MultipartForm(body: body, boundary: boundary)
+            for part in form.parts where part.name != "file" {
+                fields.append((part.name, String(decoding: part.data, as: UTF8.self)))
+            }
+            guard let file = form.part("file") else {
+                throw HTTPError(.badRequest, "the form has no field 'file' holding the photo", closesConnection: false)
+            }
+            photo = Array(file.data)
+            if let filename = file.filename, !filename.isEmpty { name = filename }
+        }
+        var options = try RequestOptions(fields: fields, serverModel: configuration.model, serverQuality: configuration.quality)
+        if options.onlyMask, product == .cutout { return try process(photo: photo, name: name, options: options, product: .mask) }
+        options.onlyMask = false
+        return try process(photo: photo, name: name, options: options, product: product)
+    }
+
+    private func process(photo: [UInt8], name: String, options: RequestOptions, product: CutoutService.Product) throws(HTTPError) -> HTTPResponse {
+        guard !photo.isEmpty else {
+            throw HTTPError(.badRequest, "the request has no photo; send its bytes as the body or as the form field 'file'", closesConnection: false)
+        }
+        let result: Result<HTTPResponse, HTTPError>? = scheduler.run {
+            do throws(HTTPError) {
+                return .success(try cutouts.process(photo: photo, name: name, options: options, product: product))
+            } catch {
+                return .failure(error)
+            }
+        }
+        guard let result else { throw Self.busy(scheduler) }
+        return try result.get()
+    }
+
+    /// The answer to a CORS preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`),
+    /// or to a plain `OPTIONS`.
+    private func preflight(_ head: HTTPRequestHead) throws(HTTPError) -> HTTPResponse {
+        let allow = Self.routes[head.path].map { ($0 + ["OPTIONS"]).joined(separator: ", ") } ?? "GET, HEAD, POST, OPTIONS"
+        guard let origin = head.headers["Origin"], head.headers["Access-Control-Request-Method"] != nil else {
+            return HTTPResponse(.noContent, headers: [("Allow", allow)])
+        }
+        guard configuration.corsOrigins.contains(origin) else {
+            throw HTTPError(.forbidden, "origin \(origin) may not call this server from a browser (lift serve --cors-origin)", closesConnection: false)
+        }
+        return HTTPResponse(.noContent, headers: [("Access-Control-Allow-Methods", allow), ("Access-Control-Allow-Headers", "Authorization, Content-Type"),
+                                                  ("Access-Control-Max-Age", "600")])
+    }
+
+    private static func busy(_ scheduler: WorkScheduler) -> HTTPError {
+        HTTPError(.serviceUnavailable, "the server is busy (\(scheduler.workers) photos in work, \(scheduler.queueCapacity) waiting); try again shortly",
+                  headers: [("Retry-After", "1")], closesConnection: false)
+    }
+
+    /// The token of `Bearer <token>`.
+    private static func bearerToken(_ authorization: String?) -> String? {
+        guard let authorization else { return nil }
+        let parts = authorization.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].caseInsensitiveEquals("Bearer") else { return nil }
+        return parts[1].trimmingASCIISpaces
+    }
+
+    /// Equality that takes as long whatever the first difference (tokens are secrets).
+    private static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        var difference = UInt8(x.count == y.count ? 0 : 1)
+        for index in 0..<max(x.count, y.count) { difference |= (index < x.count ? x[index] : 0) ^ (index < y.count ? y[index] : 0) }
+        return difference == 0
+    }
+
+    /// The page's headers: HTML, revalidated, and a policy that lets it load nothing from elsewhere.
+    private static let pageHeaders = [
+        ("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-cache"),
+        ("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' blob: data:; connect-src 'self'; form-action 'none'; frame-ancestors 'none'"),
+    ]
+
+    private struct Health: Encodable {
+        var status: String
+        var version: String
+        var model: String
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+
+/// A connected TCP socket, read and written with time limits (POSIX `poll`, `recv`, `send`).
+final class SocketStream: Sendable {
+    /// The file descriptor; closed by `close()`.
+    let descriptor: Int32
+    /// The client's address as `host:port`.
+    let peer: String
+
+    /// What a read returned.
+    enum ReadResult {
+        /// This many bytes were read into the buffer.
+        case bytes(Int)
+        /// The client closed its side (or reset the connection).
+        case closed
+        /// Nothing arrived before the deadline.
+        case timedOut
+        /// `shouldStop` returned true while waiting.
+        case stopped
+    }
+
+    init(descriptor: Int32, peer: String, writeTimeout: Duration) {
+        self.descriptor = descriptor
+        self.peer = peer
+        var noDelay: Int32 = 1
+        setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
+        // A client that stops reading its response is dropped after the write timeout.
+        var limit = timeval(tv_sec: Int(writeTimeout.components.seconds), tv_usec: Int(writeTimeout.components.attoseconds / 1_000_000_000_000))
+        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Reads what is available into `buffer`, waiting until `deadline`; polls `shouldStop` every
+    /// 100 ms while waiting.
+    func read(into buffer: UnsafeMutableRawBufferPointer, deadline: ContinuousClock.Instant,
+              shouldStop: () -> Bool = { false }) -> ReadResult {
+        while true {
+            let left = deadline - .now
+            if left <= .zero { return .timedOut }
+            if shouldStop() { return .stopped }
+            let slice = min(left, .milliseconds(100))
+            var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&request, 1, Int32(max(1, slice.components.seconds * 1000 + slice.components.attoseconds / 1_000_000_000_000_000)))
+            if ready < 0, errno == EINTR { continue }
+            if ready < 0 { return .closed }
+            if ready == 0 { continue }
+            let count = recv(descriptor, buffer.baseAddress, buffer.count, 0)
+            if count > 0 { return .bytes(count) }
+            if count < 0, errno == EINTR || errno == EAGAIN { continue }
+            return .closed
+        }
+    }
+
+    /// Sends all of `bytes`; false when the client is gone or stopped reading for the write timeout.
+    @discardableResult
+    func write(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let sent = send(descriptor, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                if sent > 0 { offset += sent; continue }
+                if sent < 0, errno == EINTR { continue }
+                return false
+            }
+            return true
+        }
+    }
+
+    /// Closes after an error answer whose request body may still be arriving: stops sending, reads and
+    /// drops what the client still sends (so the kernel does not reset the connection and lose the
+    /// answer before the client read it) for at most `linger`, then closes.
+    func closeLingering(linger: Duration = .seconds(5)) {
+        shutdown(descriptor, Int32(SHUT_WR))
+        let deadline = ContinuousClock.now + linger
+        var scratch = [UInt8](repeating: 0, count: 64 * 1024)
+        reading: while true {
+            let result = scratch.withUnsafeMutableBytes { read(into: $0, deadline: min(deadline, .now + .seconds(1))) }
+            switch result {
+            case .bytes: continue
+            case .closed, .timedOut, .stopped: break reading
+            }
+        }
+        closeNow()
+    }
+
+    /// Closes the socket.
+    func closeNow() { _ = close(descriptor) }
+}
