@@ -42,6 +42,8 @@ struct HTTPConnection {
         var received = received
         var head: HTTPRequestHead?
         var bodyFraming: BodyFraming?
+        var reserved = 0
+        defer { if reserved > 0 { server.releaseBody(reserved) } }
 
         /// Reads more bytes into the decoder; an error when the client is gone or too slow.
         func readMore() throws(HTTPError) {
@@ -74,6 +76,16 @@ struct HTTPConnection {
                 throw HTTPError(.expectationFailed, "only 'Expect: 100-continue' is supported")
             }
             try service.accept(request)
+            switch framing {
+            case .none: break
+            case .length(let count): reserved = count
+            case .chunked: reserved = server.settings.limits.maxBodyBytes
+            }
+            guard server.reserveBody(reserved) else {
+                reserved = 0
+                throw HTTPError(.serviceUnavailable, "the server is receiving as many uploads as it holds at once; try again shortly",
+                                headers: [("Retry-After", "1")])
+            }
             decoder.beginBody(framing)
             if framing != .none, request.expectsContinue, request.minorVersion >= 1 {
                 guard stream.write(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)) else { throw Self.clientGone }

@@ -26,9 +26,16 @@ public final class HTTPServer: Sendable {
         public var idleTimeout: Duration = .seconds(15)
         /// Time a client may take to read what it is sent before it is dropped.
         public var writeTimeout: Duration = .seconds(30)
+        /// Bytes of request bodies held at once, across connections, from the head until the answer
+        /// (a `Content-Length` body reserves its length, a chunked one `maxBodyBytes`); a request that
+        /// does not fit is answered 503 before its body is read. `nil`: 8 × `limits.maxBodyBytes`.
+        public var maxBufferedBodyBytes: Int?
 
-        /// The defaults: 127.0.0.1:7000, 256 connections, 30 s read, 15 s idle, 30 s write.
+        /// The defaults: 127.0.0.1:7000, 256 connections, 30 s read, 15 s idle, 30 s write, 8 bodies.
         public init() {}
+
+        /// `maxBufferedBodyBytes` or its default.
+        var bodyBudget: Int { maxBufferedBodyBytes ?? 8 * limits.maxBodyBytes }
     }
 
     /// The settings served with.
@@ -41,6 +48,7 @@ public final class HTTPServer: Sendable {
 
     private struct State {
         var openConnections = 0
+        var bufferedBodyBytes = 0
         var draining = false
         var acceptEnded = false
     }
@@ -58,6 +66,18 @@ public final class HTTPServer: Sendable {
 
     /// Whether `stop` has been called.
     public var isDraining: Bool { state.withLock { $0.draining } }
+
+    /// Reserves room for a body of `bytes`; false when the bodies held now leave too little.
+    func reserveBody(_ bytes: Int) -> Bool {
+        state.withLock { state in
+            guard state.bufferedBodyBytes + bytes <= settings.bodyBudget else { return false }
+            state.bufferedBodyBytes += bytes
+            return true
+        }
+    }
+
+    /// Returns a reservation made by `reserveBody`.
+    func releaseBody(_ bytes: Int) { state.withLock { $0.bufferedBodyBytes -= bytes } }
 
     /// Starts the accepting thread.
     public func start() {

@@ -4,7 +4,7 @@ import LiftCLI
 /// What one API request asks for, from its query string and form fields, named as the CLI's options
 /// (`background=white&crop=true&margin=5%`) and checked by the CLI's own parser, so a value means
 /// and is refused the same on the command line and over HTTP.
-struct RequestOptions: Sendable {
+package struct RequestOptions: Sendable {
     /// The cut-out options (inputs, outputs and batch options are unused).
     var cutout: CutoutOptions
     /// Answer with the grey mask instead of the cut-out (`only-mask`, as `POST /api/mask`).
@@ -20,7 +20,7 @@ struct RequestOptions: Sendable {
     /// - Parameters:
     ///   - serverModel: the model `lift serve --model` loaded; requests may name it or a shipped model.
     /// - Throws: 400 naming the field and what it takes.
-    init(fields: [(name: String, value: String)], serverModel: ModelName?, serverQuality: Quality) throws(HTTPError) {
+    package init(fields: [(name: String, value: String)], serverModel: ModelName?, serverQuality: Quality) throws(HTTPError) {
         var arguments: [String] = []
         var onlyMask = false
         var namedQuality = false

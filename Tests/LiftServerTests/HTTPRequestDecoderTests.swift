@@ -1,32 +1,13 @@
 import Foundation
 import LiftServer
 import Testing
+import TestSupport
 
 /// The request decoder on its own: framing, limits, malformed input, and bytes arriving in pieces.
 @Suite struct HTTPRequestDecoderTests {
-    /// Feeds `text` in pieces of `step` bytes and returns every head and body decoded.
+    /// Every request in `text`, fed `step` bytes at a time.
     private func decodeAll(_ text: String, step: Int = .max, limits: HTTPLimits = HTTPLimits()) throws(HTTPError) -> [(HTTPRequestHead, [UInt8])] {
-        var decoder = HTTPRequestDecoder(limits: limits)
-        let bytes = Array(text.utf8)
-        var offset = 0
-        var results: [(HTTPRequestHead, [UInt8])] = []
-        var pending: HTTPRequestHead?
-        while true {
-            if pending == nil, let head = try decoder.nextHead() {
-                decoder.beginBody(try head.bodyFraming(maxBodyBytes: limits.maxBodyBytes))
-                pending = head
-            }
-            if let head = pending, let body = try decoder.nextBody() {
-                results.append((head, body))
-                pending = nil
-                continue
-            }
-            guard offset < bytes.count else { break }
-            let end = min(bytes.count, offset + min(step, bytes.count))
-            decoder.append(bytes[offset..<end])
-            offset = end
-        }
-        return results
+        try HTTPRequestDecoder.requests(in: Array(text.utf8), pieceSize: step, limits: limits).map { ($0.head, $0.body) }
     }
 
     private func status(_ text: String, limits: HTTPLimits = HTTPLimits()) -> Int? {
@@ -100,6 +81,24 @@ import Testing
         #expect(status("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nabcdef\r\n5\r\nabcde\r\n", limits: limits) == 413)
         #expect(status("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nT: " + String(repeating: "t", count: 300), limits: limits) == 431)
         #expect(status("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 10\r\n\r\n0123456789", limits: limits) == nil)
+    }
+
+    /// The fuzz target's seeds decode (read size from their first byte), and what the fuzzer found
+    /// (`Tests/Fixtures/fuzz/fuzz-http/`, when it has found anything) decodes or fails with a status.
+    @Test func fuzzSeedsAndFindings() throws {
+        let seeds = Fixtures.url("http")
+        let names = try FileManager.default.contentsOfDirectory(atPath: seeds.path).filter { $0.hasSuffix(".bin") }
+        #expect(names.count >= 4)
+        for name in names {
+            let bytes = [UInt8](try Data(contentsOf: seeds.appendingPathComponent(name)))
+            let requests = try HTTPRequestDecoder.requests(in: Array(bytes.dropFirst()), pieceSize: Int(bytes[0]) + 1)
+            #expect(!requests.isEmpty, "\(name)")
+        }
+        let findings = Fixtures.url("fuzz/fuzz-http")
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: findings.path)) ?? [] {
+            let bytes = [UInt8](try Data(contentsOf: findings.appendingPathComponent(name)))
+            _ = try? HTTPRequestDecoder.requests(in: Array(bytes.dropFirst()), pieceSize: Int(bytes.first ?? 0) + 1)
+        }
     }
 
     @Test func aHeadSentByteByByteCostsLinearTime() throws {

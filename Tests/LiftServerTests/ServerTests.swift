@@ -266,6 +266,28 @@ import TestSupport
         #expect(served.status == 200)
     }
 
+    @Test func bodiesHeldAtOnceAreBounded() throws {
+        let server = try TestServer {
+            $0.http.limits.maxBodyBytes = 100_000
+            $0.http.maxBufferedBodyBytes = 150_000
+        }
+        defer { server.stop() }
+        let photo = try ServerPhotos.flatGrey()
+        let first = try RawClient(port: server.port)
+        first.send("POST /api/analyze HTTP/1.1\r\nHost: t\r\nContent-Length: 90000\r\n\r\n")
+        Thread.sleep(forTimeInterval: 0.2)
+        let second = try RawClient(port: server.port)
+        second.send("POST /api/analyze HTTP/1.1\r\nHost: t\r\nContent-Length: 90000\r\n\r\n")
+        let refused = try #require(second.readResponse())
+        #expect(refused.status == 503 && refused.headers["retry-after"] == "1")
+        // The first upload goes on; once answered, its reservation is returned.
+        first.send(photo + [UInt8](repeating: 0, count: 90000 - photo.count))
+        #expect(first.readResponse()?.status == 200)   // a PNG ends at IEND; the padding after it is ignored
+        let third = try RawClient(port: server.port)
+        third.send(rawPost("/api/analyze", body: photo))
+        #expect(third.readResponse()?.status == 200)
+    }
+
     @Test func metricsAndAccessLog() throws {
         let server = try TestServer { $0.logFormat = .json }
         defer { server.stop() }
