@@ -1,13 +1,16 @@
 /// Decodes a chunked body (RFC 9112 §7.1) incrementally: chunk sizes (extensions ignored), data,
 /// and trailer fields (read and dropped), within a body and a trailer limit.
 struct ChunkedBodyDecoder: Sendable {
-    /// The decoded body so far.
+    /// The decoded body so far (empty when not kept).
     private(set) var body: [UInt8] = []
     /// Whether the last chunk and the trailers have been read.
     private(set) var isComplete = false
 
     private let maxBodyBytes: Int
     private let maxTrailerBytes: Int
+    /// Whether data is kept in `body` (else only counted).
+    private let keep: Bool
+    private var bodyCount = 0
     private var state = State.sizeLine
     /// The current line (size line or trailer), before its LF.
     private var line: [UInt8] = []
@@ -23,9 +26,10 @@ struct ChunkedBodyDecoder: Sendable {
     /// Longest chunk-size line (size and extensions).
     private static let maxSizeLineBytes = 4096
 
-    init(maxBodyBytes: Int, maxTrailerBytes: Int) {
+    init(maxBodyBytes: Int, maxTrailerBytes: Int, keep: Bool = true) {
         self.maxBodyBytes = maxBodyBytes
         self.maxTrailerBytes = maxTrailerBytes
+        self.keep = keep
     }
 
     /// Reads from `bytes` and returns how many it consumed (all of them until the body is complete).
@@ -35,7 +39,8 @@ struct ChunkedBodyDecoder: Sendable {
             switch state {
             case .data(let remaining):
                 let count = min(remaining, bytes.endIndex - index)
-                body.append(contentsOf: bytes[index..<index + count])
+                if keep { body.append(contentsOf: bytes[index..<index + count]) }
+                bodyCount += count
                 index += count
                 state = count == remaining ? .dataEnd : .data(remaining: remaining - count)
             case .sizeLine, .dataEnd, .trailers:
@@ -73,7 +78,7 @@ struct ChunkedBodyDecoder: Sendable {
             if size == 0 {
                 state = .trailers
             } else {
-                guard size <= maxBodyBytes - body.count else { throw HTTPError.bodyTooLarge(limit: maxBodyBytes) }
+                guard size <= maxBodyBytes - bodyCount else { throw HTTPError.bodyTooLarge(limit: maxBodyBytes) }
                 state = .data(remaining: size)
             }
         case .dataEnd:

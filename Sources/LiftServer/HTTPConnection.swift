@@ -42,6 +42,7 @@ struct HTTPConnection {
         var received = received
         var head: HTTPRequestHead?
         var bodyFraming: BodyFraming?
+        var bodyRead = false
         var reserved = 0
         defer { if reserved > 0 { server.releaseBody(reserved) } }
 
@@ -75,16 +76,28 @@ struct HTTPConnection {
             if !expectations.isEmpty, expectations != ["100-continue"] {
                 throw HTTPError(.expectationFailed, "only 'Expect: 100-continue' is supported")
             }
-            try service.accept(request)
-            switch framing {
-            case .none: break
-            case .length(let count): reserved = count
-            case .chunked: reserved = server.settings.limits.maxBodyBytes
-            }
-            guard server.reserveBody(reserved) else {
-                reserved = 0
-                throw HTTPError(.serviceUnavailable, "the server is receiving as many uploads as it holds at once; try again shortly",
-                                headers: [("Retry-After", "1")])
+            do throws(HTTPError) {
+                try service.accept(request)
+                switch framing {
+                case .none: break
+                case .length(let count): reserved = count
+                case .chunked: reserved = server.settings.limits.maxBodyBytes
+                }
+                guard server.reserveBody(reserved) else {
+                    reserved = 0
+                    throw HTTPError(.serviceUnavailable, "the server is receiving as many uploads as it holds at once; try again shortly",
+                                    headers: [("Retry-After", "1")], closesConnection: false)
+                }
+            } catch {
+                // Refused: a body already on its way (no 100-continue asked) is read past without
+                // being kept, so the client reads the answer and may send its next request on this
+                // connection instead of opening another.
+                if framing != .none, !request.expectsContinue, !error.closesConnection {
+                    decoder.beginBody(framing, keep: false)
+                    while try decoder.nextBody() == nil { try readMore() }
+                    bodyRead = true
+                }
+                throw error
             }
             decoder.beginBody(framing)
             if framing != .none, request.expectsContinue, request.minorVersion >= 1 {
@@ -95,6 +108,7 @@ struct HTTPConnection {
                 body = try decoder.nextBody()
                 if body == nil { try readMore() }
             }
+            bodyRead = true
             response = service.respond(to: request, body: body ?? [])
             closing = !request.keepsAlive || server.isDraining
         } catch {
@@ -104,8 +118,10 @@ struct HTTPConnection {
                 return .close
             }
             response = .error(error)
-            // A refused request without a body leaves the stream in step: the connection may go on.
-            closing = error.closesConnection || bodyFraming != BodyFraming.none || head?.keepsAlive != true || server.isDraining
+            // A refused request whose body was read past (or had none) leaves the stream in step: the
+            // connection may go on.
+            closing = error.closesConnection || (!bodyRead && bodyFraming != BodyFraming.none) || head?.keepsAlive != true
+                || server.isDraining
         }
         service.decorate(&response, for: head)
         let bytes = response.head(closing: closing) + (head?.method == "HEAD" ? [] : response.body)

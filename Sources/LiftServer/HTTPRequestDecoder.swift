@@ -58,11 +58,13 @@ public struct HTTPRequestDecoder: Sendable {
     }
 
     /// Prepares to read the body `framing` describes; call after `nextHead()` returned its head.
-    public mutating func beginBody(_ framing: BodyFraming) {
+    /// - Parameter keep: false reads the body past without keeping it (a refused request's body,
+    ///   read so that the connection can carry the next request); `nextBody()` then returns [].
+    public mutating func beginBody(_ framing: BodyFraming, keep: Bool = true) {
         switch framing {
         case .none: body = nil
-        case .length(let count): body = .length(remaining: count, received: [])
-        case .chunked: body = .chunked(ChunkedBodyDecoder(maxBodyBytes: limits.maxBodyBytes, maxTrailerBytes: limits.maxHeaderBytes))
+        case .length(let count): body = keep ? .length(remaining: count, received: []) : .skipped(remaining: count)
+        case .chunked: body = .chunked(ChunkedBodyDecoder(maxBodyBytes: limits.maxBodyBytes, maxTrailerBytes: limits.maxHeaderBytes, keep: keep))
         }
     }
 
@@ -84,6 +86,12 @@ public struct HTTPRequestDecoder: Sendable {
             }
             body = .length(remaining: remaining - count, received: received)
             return nil
+        case .skipped(let remaining):
+            let count = min(remaining, buffer.count - start)
+            start += count
+            scanned = start
+            body = count == remaining ? nil : .skipped(remaining: remaining - count)
+            return count == remaining ? [] : nil
         case .chunked(var decoder):
             body = nil
             let consumed = try decoder.consume(buffer[start...])
@@ -98,7 +106,7 @@ public struct HTTPRequestDecoder: Sendable {
     /// Bytes of body received so far for the request being read (for progress and budgets).
     public var bodyBytesReceived: Int {
         switch body {
-        case .none: 0
+        case .none, .skipped?: 0
         case .length(_, let received)?: received.count
         case .chunked(let decoder)?: decoder.body.count
         }
@@ -106,6 +114,7 @@ public struct HTTPRequestDecoder: Sendable {
 
     private enum BodyState: Sendable {
         case length(remaining: Int, received: [UInt8])
+        case skipped(remaining: Int)
         case chunked(ChunkedBodyDecoder)
     }
 

@@ -124,8 +124,14 @@ public final class HTTPServer: Sendable {
                 var response = HTTPResponse.error(HTTPError(.serviceUnavailable, "the server has \(settings.maxConnections) connections open; try again shortly",
                                                             headers: [("Retry-After", "1")]))
                 service.decorate(&response, for: nil)
-                stream.write(response.head(closing: true) + response.body)
-                stream.closeLingering(linger: .milliseconds(200))
+                // Answered here; the lingering close runs elsewhere so a flood cannot stall accepting.
+                let bytes = response.head(closing: true) + response.body
+                DispatchQueue.global().async { [service] in
+                    let written = stream.write(bytes)
+                    service.didAnswer(HTTPExchange(peer: stream.peer, head: nil, status: .serviceUnavailable, bytesReceived: 0,
+                                                   bytesSent: written ? bytes.count : 0, duration: 0))
+                    stream.closeLingering(linger: .seconds(1))
+                }
                 continue
             }
             let thread = Thread { [self] in

@@ -1,11 +1,15 @@
 import Foundation
+import Synchronization
 
 /// A connected TCP socket, read and written with time limits (POSIX `poll`, `recv`, `send`).
-final class SocketStream: Sendable {
+package final class SocketStream: Sendable {
     /// The file descriptor; closed by `close()`.
     let descriptor: Int32
     /// The client's address as `host:port`.
     let peer: String
+    /// Set by the first close: the descriptor number may be reused by the next accepted connection
+    /// at once, so closing it a second time would close another client's socket.
+    private let closed = Atomic<Bool>(false)
 
     /// What a read returned.
     enum ReadResult {
@@ -19,7 +23,7 @@ final class SocketStream: Sendable {
         case stopped
     }
 
-    init(descriptor: Int32, peer: String, writeTimeout: Duration) {
+    package init(descriptor: Int32, peer: String, writeTimeout: Duration) {
         self.descriptor = descriptor
         self.peer = peer
         var noDelay: Int32 = 1
@@ -82,6 +86,9 @@ final class SocketStream: Sendable {
         closeNow()
     }
 
-    /// Closes the socket.
-    func closeNow() { _ = close(descriptor) }
+    /// Closes the socket; later calls do nothing.
+    package func closeNow() {
+        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        _ = close(descriptor)
+    }
 }

@@ -20,6 +20,15 @@ enum HeapTuning {
         _ = mallopt(-1, 1 << 30)
     }
 
+    /// Caps glibc's malloc arenas at `count` (`M_ARENA_MAX` = -8). A server serves each connection on
+    /// its own thread, and glibc gives threads their own arenas (up to 8 per core): each arena would
+    /// keep the freed planes of the largest photo its thread processed, so RSS would grow with the
+    /// number of connections that ever processed a photo. With one arena per worker, freed planes are
+    /// reused by whichever thread processes next.
+    static func limitArenas(_ count: Int) {
+        _ = mallopt(-8, Int32(clamping: max(1, count)))
+    }
+
     /// Grows the heap by `bytes` of untouched address space, marks it `MADV_HUGEPAGE` and gives it
     /// back to malloc, so the buffers carved from it later fault in 2 MiB pages instead of 4 KiB ones
     /// (what glibc's `glibc.malloc.hugetlb=1` tunable does, which only the environment can set).

@@ -22,6 +22,7 @@ func runServe(_ arguments: [String]) -> Int32 {
         do throws(UsageError) { try LiftCommand.checkModelExists(model) } catch { return usageFailure("serve", error.description) }
     }
 
+    HeapTuning.limitArenas(configuration.workers)
     let service: LiftService
     let server: HTTPServer
     do {

@@ -152,6 +152,21 @@ import TestSupport
     }
 }
 
+@Suite struct SocketStreamTests {
+    /// A descriptor number is reused by the next socket at once: a second close must not reach it.
+    @Test func closingTwiceClosesOnce() {
+        var pair: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+        defer { close(pair[1]) }
+        let stream = SocketStream(descriptor: pair[0], peer: "test", writeTimeout: .seconds(1))
+        stream.closeNow()
+        let reused = open("/dev/null", O_RDONLY)
+        defer { close(reused) }
+        stream.closeNow()
+        #expect(fcntl(reused, F_GETFD) != -1, "the second close closed descriptor \(reused)")
+    }
+}
+
 /// A semaphore usable from Sendable closures.
 final class DispatchSemaphoreBox: Sendable {
     private let semaphore = DispatchSemaphore(value: 0)
