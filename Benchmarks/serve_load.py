@@ -642,9 +642,9 @@ def report(context, baseline, sweep, variants, soak_result, metrics_checks):
     add("")
     add("wrk stops at its deadline with requests still in work or queued; the server finishes and counts them, so "
         "/metrics and the access log may exceed what wrk counted by up to the number of clients per run. A larger "
-        "difference means answers the server did not count (a connection refused at `--max-connections` is answered "
-        "from the accept loop, neither logged nor counted) or answers that did not reach the client that asked; "
-        "`other` requests (400/431 with no request line) and 499s (client gone) mean a connection's bytes went astray.")
+        "difference means answers that did not reach the client that asked (a connection refused at "
+        "`--max-connections` is answered from the accept loop and counted as `other` 503, with no request line); "
+        "`other` 400/431 (no request line) and 499s (client gone) mean a connection's bytes went astray.")
     return "\n".join(out) + "\n"
 
 
