@@ -12,6 +12,7 @@ public enum HelpText {
             "  lift convert INPUT OUTPUT.png         decode any supported image and write it as PNG",
             "  lift info FILE                        print an image file's format, size and metadata",
             "  lift import MODEL.onnx -o M.safetensors  convert an ONNX model (rembg's) into a Lift model file",
+            "  lift serve [--port N] [--token T]     the HTTP API and web page (http://127.0.0.1:7000/)",
             "                                        (each sub-command has its own --help)",
             "",
             "  INPUT is a file, a directory (its PNG/JPEG files; -r descends) or '-' for standard input.",
