@@ -37,10 +37,9 @@ public struct HTTPResponse: Sendable {
         var message: String
     }
 
-    /// The status line and header block, ending with the empty line.
-    /// - Parameters:
-    ///   - closing: adds `Connection: close`.
-    ///   - bodyLength: the `Content-Length` to announce (the body's, even for HEAD).
+    /// The status line and header block, ending with the empty line; `Content-Length` is the body's
+    /// (also for HEAD, whose body the connection then leaves out).
+    /// - Parameter closing: adds `Connection: close`.
     public func head(closing: Bool, date: Date = Date()) -> [UInt8] {
         var text = "HTTP/1.1 \(status.code) \(status.reason)\r\n"
         text += "Date: \(Self.httpDate(date))\r\n"
