@@ -121,12 +121,12 @@ final class CutoutService: Sendable {
     private static func serverTiming(_ timings: StageTimings) -> String {
         [("decode", timings.decode), ("preprocess", timings.preprocess), ("inference", timings.inference), ("mask", timings.mask),
          ("composite", timings.composite), ("encode", timings.encode)]
-            .map { "\($0.0);dur=\((($0.1 * 1e4).rounded() / 10))" }.joined(separator: ", ")
+            .map { "\($0.0);dur=\(($0.1 * 10).rounded() / 10)" }.joined(separator: ", ")
     }
 }
 
 /// `POST /api/analyze`'s answer: the photo's size, what ran, the subjects (largest first) and the
-/// stage times in seconds.
+/// stage times in milliseconds.
 struct AnalysisDocument: Encodable {
     struct SubjectEntry: Encodable {
         /// 1-based, as `instances=` and the CLI number them.

@@ -47,8 +47,15 @@ import TestSupport
         let subjects = try #require(document["subjects"] as? [[String: Any]])
         #expect(subjects.count >= 1)
 
+        let sent = Date()
         let cutout = try URLSessionClient.send(server.base + "/api/remove", method: "POST", body: photo)
+        let wallMilliseconds = Date().timeIntervalSince(sent) * 1000
         #expect(cutout.status == 200 && cutout.headers["x-lift-subjects"] == "\(subjects.count)")
+        // Server-Timing's stages (milliseconds) fit inside the request's own time.
+        let stages = try #require(cutout.headers["server-timing"]).split(separator: ",").compactMap { $0.split(separator: "=").last.flatMap { Double($0) } }
+        #expect(stages.count == 6 && stages.reduce(0, +) > 0 && stages.reduce(0, +) <= wallMilliseconds, "\(stages) vs \(wallMilliseconds) ms")
+        let timings = try #require(document["timings"] as? [String: Double])
+        #expect((timings["inference"] ?? 0) > 0.1 && (timings["inference"] ?? .infinity) < 10_000)
         let transparent = try image(cutout)
         #expect(transparent.width == 512 && transparent.height == 256)
         #expect(transparent.pixels[3] == 0)                       // the top-left corner is background
