@@ -103,15 +103,6 @@ public struct HTTPRequestDecoder: Sendable {
         }
     }
 
-    /// Bytes of body received so far for the request being read (for progress and budgets).
-    public var bodyBytesReceived: Int {
-        switch body {
-        case .none, .skipped?: 0
-        case .length(_, let received)?: received.count
-        case .chunked(let decoder)?: decoder.body.count
-        }
-    }
-
     private enum BodyState: Sendable {
         case length(remaining: Int, received: [UInt8])
         case skipped(remaining: Int)
