@@ -175,7 +175,11 @@ public struct Analysis: Sendable {
     /// - Throws: `MaskError.unknownSubject` for a subject not from this analysis.
     public func mask(for subjects: [Subject]) throws -> FloatMap {
         try checkOwn(subjects)
-        return ownership.alpha(alpha, labels: ownerLabels, keeping: Set(subjects.map(\.label)),
+        // All subjects: the alpha already is their union (no pixel is owned by a subject left out), so
+        // no second photo-sized map is made.
+        let keeping = Set(subjects.map(\.label))
+        if keeping.count == self.subjects.count { return alpha }
+        return ownership.alpha(alpha, labels: ownerLabels, keeping: keeping,
                                threads: max(1, options.threads ?? Parallel.defaultThreads))
     }
 

@@ -21,6 +21,40 @@ public enum Compositor {
     ///   `.emptyInput` for an empty frame or photo.
     public static func compose(photo: RGBAImage, alpha: FloatMap, background: Background, frame: PixelBox,
                                decontaminate: Bool, threads: Int = Parallel.defaultThreads) throws -> RGBAImage {
+        let rows = try CompositeRows(photo: photo, alpha: alpha, background: background, frame: frame,
+                                     decontaminate: decontaminate, threads: threads)
+        let rowBytes = frame.width * 4, area = frame.width * frame.height
+        let output = [UInt8](unsafeUninitializedCapacity: area * 4) { out, initialized in
+            nonisolated(unsafe) let out = out
+            Parallel.forEach(count: frame.height, threads: threads, minimumPerPart: 16) { range in
+                let scratch = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: frame.width)
+                defer { scratch.deallocate() }
+                for fy in range { rows.render(row: fy, into: out.nonEmptyBase + fy &* rowBytes, scratch: scratch) }
+            }
+            initialized = area * 4
+        }
+        return RGBAImage(width: frame.width, height: frame.height, pixels: output)
+    }
+}
+
+/// A composite made one output row at a time, in any order and from any thread: `Compositor.compose`
+/// renders every row into an image, and an encoder can render rows as it needs them, so the
+/// composite never exists whole (`PNGEncoder.encode(rows:)`). The blend is the one `compose` documents.
+public struct CompositeRows: @unchecked Sendable {
+    // @unchecked: every stored value is read-only after init (the colour means are a final class
+    // written once in its init).
+    /// The output rectangle in photo coordinates; row `fy` of the output is photo row `frame.y + fy`.
+    public let frame: PixelBox
+    private let photo: RGBAImage
+    private let alpha: FloatMap
+    private let backdrop: Backdrop
+    /// The local colour means when edge colours are decontaminated.
+    private let colors: LocalColorMeans?
+
+    /// Prepares the composite (`Compositor.compose`'s parameters and errors): the backdrop and, with
+    /// `decontaminate`, the local colour means are computed here, once.
+    public init(photo: RGBAImage, alpha: FloatMap, background: Background, frame: PixelBox, decontaminate: Bool,
+                threads: Int = Parallel.defaultThreads) throws {
         precondition(photo.width == alpha.width && photo.height == alpha.height, "alpha must match the photo")
         let limit = DecodingLimits.default.maxPixels
         let (area, overflow) = frame.width.multipliedReportingOverflow(by: frame.height)
@@ -31,127 +65,57 @@ public enum Compositor {
         guard photo.width > 0, photo.height > 0 else {
             throw MaskError.emptyInput(what: "photo", width: photo.width, height: photo.height)
         }
-        let source = decontaminate ? ForegroundEstimation.decontaminated(photo, alpha: alpha, threads: threads) : photo
-        let backdrop = try Backdrop(background, photo: photo, alpha: alpha, threads: threads)
+        self.frame = frame
+        self.photo = photo
+        self.alpha = alpha
+        colors = decontaminate ? LocalColorMeans(photo: photo, alpha: alpha, threads: threads) : nil
+        backdrop = try Backdrop(background, photo: photo, alpha: alpha, threads: threads)
+    }
+
+    /// Writes output row `fy` (0 ..< `frame.height`) as RGBA8 to `out` (`frame.width * 4` bytes);
+    /// `scratch` holds `frame.width` values.
+    public func render(row fy: Int, into out: UnsafeMutablePointer<UInt8>, scratch back: UnsafeMutablePointer<SIMD4<Float>>) {
         let width = photo.width, height = photo.height
+        let y = frame.y + fy
+        backdrop.fill(back, y: min(max(y, 0), height - 1), x: frame.x, count: frame.width, photoWidth: width)
         let opacity = backdrop.opacity
-        let output = source.pixels.withUnsafeBufferPointer { src in
+        photo.pixels.withUnsafeBufferPointer { src in
             alpha.values.withUnsafeBufferPointer { a in
-                [UInt8](unsafeUninitializedCapacity: area * 4) { out, initialized in
-                    nonisolated(unsafe) let out = out
-                    Parallel.forEach(count: frame.height, threads: threads, minimumPerPart: 16) { rows in
-                        let back = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: frame.width)
-                        defer { back.deallocate() }
-                        for fy in rows {
-                            let y = frame.y + fy
-                            backdrop.fill(back, y: min(max(y, 0), height - 1), x: frame.x, count: frame.width, photoWidth: width)
-                            let row = out.nonEmptyBase + fy &* frame.width &* 4
-                            for fx in 0 ..< frame.width {
-                                let x = frame.x &+ fx
-                                var foreground = SIMD4<Float>()
-                                var coverage: Float = 0
-                                if x >= 0, y >= 0, x < width, y < height {
-                                    let i = y &* width &+ x
-                                    let p = src.nonEmptyBase + i &* 4
-                                    foreground = SIMD4(Float(p[0]), Float(p[1]), Float(p[2]), 0)
-                                    let value = a[i]  // clamped so any map (even NaN) gives a valid pixel
-                                    coverage = (value > 0 ? min(value, 1) : 0) * Float(p[3]) * (1 / 255)
-                                }
-                                var pixel: SIMD4<Float>
-                                switch opacity {
-                                case .transparent:
-                                    pixel = coverage > 0 ? foreground : SIMD4()
-                                    pixel[3] = coverage * 255
-                                case .opaque:
-                                    let color = back[fx]
-                                    pixel = color + coverage * (foreground - color)
-                                    pixel[3] = 255
-                                case .mixed:
-                                    // Straight-alpha "over": alpha α + o(1-α), colour (αF + o(1-α)C) / alpha.
-                                    let color = back[fx], weight = color[3] * (1 - coverage)
-                                    let outAlpha = coverage + weight
-                                    pixel = outAlpha > 0 ? (coverage * foreground + weight * color) / outAlpha : SIMD4()
-                                    pixel[3] = outAlpha * 255
-                                }
-                                // Clamped (NaN to 0) so no blend can trap the byte conversions below.
-                                pixel = pixel.replacing(with: 0, where: .!(pixel .> 0))
-                                pixel = pointwiseMin(pixel, SIMD4(repeating: 255)).rounded(.toNearestOrAwayFromZero)
-                                // An alpha that rounds to 0 keeps no colour either (see the doc above).
-                                if pixel[3] == 0 { pixel = SIMD4() }
-                                let o = row + fx &* 4
-                                o[0] = UInt8(pixel[0]); o[1] = UInt8(pixel[1]); o[2] = UInt8(pixel[2]); o[3] = UInt8(pixel[3])
-                            }
-                        }
+                for fx in 0 ..< frame.width {
+                    let x = frame.x &+ fx
+                    var foreground = SIMD4<Float>()
+                    var coverage: Float = 0
+                    if x >= 0, y >= 0, x < width, y < height {
+                        let i = y &* width &+ x
+                        let value = a[i]  // clamped so any map (even NaN) gives a valid pixel
+                        var p = SIMD4<UInt8>(src[i &* 4], src[i &* 4 &+ 1], src[i &* 4 &+ 2], src[i &* 4 &+ 3])
+                        if let colors, value > 0, value < 1 { p = colors.decontaminated(p, alpha: value, x: x, y: y) }
+                        foreground = SIMD4(Float(p[0]), Float(p[1]), Float(p[2]), 0)
+                        coverage = (value > 0 ? min(value, 1) : 0) * Float(p[3]) * (1 / 255)
                     }
-                    initialized = area * 4
-                }
-            }
-        }
-        return RGBAImage(width: frame.width, height: frame.height, pixels: output)
-    }
-}
-
-/// A background ready to blend: per row, each pixel's colour (0…255) and opacity (0…1, in lane 3).
-private struct Backdrop: @unchecked Sendable {
-    // @unchecked: read-only after init; the arrays inside are immutable values.
-    private enum Kind {
-        case color(SIMD4<Float>)
-        /// The photo dimmed; its own alpha is the backdrop's opacity unless it is `opaque`.
-        case dimmed(RGBAImage, brightness: Float, opaque: Bool)
-        /// R, G, B and opacity planes on the grid (`BackgroundBlur`).
-        case blurred([Float], WorkingResolution, opaque: Bool)
-    }
-    private let kind: Kind
-
-    /// How opaque the whole backdrop is; lets the blend skip the division of the general "over".
-    enum Opacity { case transparent, opaque, mixed }
-
-    /// The backdrop's opacity class.
-    var opacity: Opacity {
-        switch kind {
-        case let .color(color): return color[3] == 0 ? .transparent : color[3] == 1 ? .opaque : .mixed
-        case let .dimmed(_, _, opaque), let .blurred(_, _, opaque): return opaque ? .opaque : .mixed
-        }
-    }
-
-    init(_ background: Background, photo: RGBAImage, alpha: FloatMap, threads: Int) throws {
-        switch background {
-        case .transparent:
-            kind = .color(SIMD4())
-        case let .color(c):
-            kind = .color(SIMD4(Float(c.r), Float(c.g), Float(c.b), Float(c.a) / 255))
-        case let .dimmed(brightness):
-            guard brightness >= 0, brightness <= 1 else {
-                throw MaskError.invalidParameter(name: "dim brightness", value: "\(brightness)", expected: "0…1")
-            }
-            kind = .dimmed(photo, brightness: brightness, opaque: photo.isOpaque)
-        case let .blurred(radius):
-            let r = radius ?? max(2, max(photo.width, photo.height) / 50)
-            guard r >= 1 else { throw MaskError.invalidParameter(name: "blur radius", value: "\(r)", expected: "≥ 1") }
-            let opaque = photo.isOpaque
-            let (planes, grid) = BackgroundBlur.blurred(photo, excluding: alpha, radius: r, opaque: opaque, threads: threads)
-            kind = .blurred(planes, grid, opaque: opaque)
-        }
-    }
-
-    /// Writes the background of photo row `y`, columns `x ..< x + count` (clamped to the photo), into `row`.
-    func fill(_ row: UnsafeMutablePointer<SIMD4<Float>>, y: Int, x: Int, count: Int, photoWidth: Int) {
-        switch kind {
-        case let .color(color):
-            row.initialize(repeating: color, count: count)
-        case let .dimmed(photo, brightness, _):
-            photo.pixels.withUnsafeBufferPointer { p in
-                for i in 0 ..< count {
-                    let o = (y &* photoWidth &+ min(max(x &+ i, 0), photoWidth - 1)) &* 4
-                    row[i] = SIMD4(Float(p[o]) * brightness, Float(p[o &+ 1]) * brightness, Float(p[o &+ 2]) * brightness,
-                                   Float(p[o &+ 3]) * (1 / 255))
-                }
-            }
-        case let .blurred(planes, grid, opaque):
-            planes.withUnsafeBufferPointer { planes in
-                for i in 0 ..< count {
-                    let sample = grid.sample4(planes.nonEmptyBase, x: min(max(x &+ i, 0), photoWidth - 1), y: y)
-                    row[i] = opaque ? sample : BackgroundBlur.straightened(sample)
+                    var pixel: SIMD4<Float>
+                    switch opacity {
+                    case .transparent:
+                        pixel = coverage > 0 ? foreground : SIMD4()
+                        pixel[3] = coverage * 255
+                    case .opaque:
+                        let color = back[fx]
+                        pixel = color + coverage * (foreground - color)
+                        pixel[3] = 255
+                    case .mixed:
+                        // Straight-alpha "over": alpha α + o(1-α), colour (αF + o(1-α)C) / alpha.
+                        let color = back[fx], weight = color[3] * (1 - coverage)
+                        let outAlpha = coverage + weight
+                        pixel = outAlpha > 0 ? (coverage * foreground + weight * color) / outAlpha : SIMD4()
+                        pixel[3] = outAlpha * 255
+                    }
+                    // Clamped (NaN to 0) so no blend can trap the byte conversions below.
+                    pixel = pixel.replacing(with: 0, where: .!(pixel .> 0))
+                    pixel = pointwiseMin(pixel, SIMD4(repeating: 255)).rounded(.toNearestOrAwayFromZero)
+                    // An alpha that rounds to 0 keeps no colour either (see `Compositor.compose`).
+                    if pixel[3] == 0 { pixel = SIMD4() }
+                    let o = out + fx &* 4
+                    o[0] = UInt8(pixel[0]); o[1] = UInt8(pixel[1]); o[2] = UInt8(pixel[2]); o[3] = UInt8(pixel[3])
                 }
             }
         }

@@ -19,8 +19,33 @@ public enum ForegroundEstimation {
     public static func decontaminated(_ photo: RGBAImage, alpha: FloatMap, threads: Int = Parallel.defaultThreads) -> RGBAImage {
         precondition(photo.width == alpha.width && photo.height == alpha.height, "alpha must match the photo")
         guard photo.pixelCount > 0 else { return photo }
-        let grid = WorkingResolution(width: photo.width, height: photo.height,
-                                     block: GuidedFilter.defaultSubsampling(width: photo.width, height: photo.height))
+        let colors = LocalColorMeans(photo: photo, alpha: alpha, threads: threads)
+        var pixels = photo.pixels
+        let width = photo.width
+        alpha.values.withUnsafeBufferPointer { a in
+            pixels.withUnsafeMutableBufferPointer { out in
+                nonisolated(unsafe) let out = out
+                Parallel.forEach(count: photo.height, threads: threads, minimumPerPart: 16) { rows in
+                    for y in rows {
+                        for x in 0 ..< width {
+                            let i = y &* width &+ x
+                            let alpha = a[i]
+                            guard alpha > 0, alpha < 1 else { continue }
+                            let o = out.nonEmptyBase + i &* 4
+                            let pixel = colors.decontaminated(SIMD4(o[0], o[1], o[2], o[3]), alpha: alpha, x: x, y: y)
+                            o[0] = pixel[0]; o[1] = pixel[1]; o[2] = pixel[2]
+                        }
+                    }
+                }
+            }
+        }
+        return RGBAImage(width: photo.width, height: photo.height, pixels: pixels)
+    }
+
+    /// The local foreground and background colour means F̄ and B̄ (both levels fused) on the reduced grid,
+    /// for `LocalColorMeans.decontaminated`: 6 planes (F̄ R, G, B, B̄ R, G, B; colour 0…1) of `grid.lowCount`.
+    static func localMeans(_ photo: RGBAImage, alpha: FloatMap, grid: WorkingResolution, into result: UnsafeMutablePointer<Float>,
+                           threads: Int) {
         let n = grid.lowCount
         let long = Double(max(photo.width, photo.height))
         // Planes: 0-2 I, 3 α, 4-6 F̄, 7-9 B̄, 10 box(α), 11 scratch.
@@ -38,31 +63,7 @@ public enum ForegroundEstimation {
         // F1 = F̄ + α(I − αF̄ − (1−α)B̄), written into the F̄ planes, then level 2 (narrow window).
         correct(planes, n: n, threads: threads)
         fuse(planes, n: n, grid: grid, radius: grid.lowRadius(long / 170), foreground: planes + 4 * n, threads: threads)
-        var pixels = photo.pixels
-        let width = photo.width
-        alpha.values.withUnsafeBufferPointer { a in
-            pixels.withUnsafeMutableBufferPointer { out in
-                nonisolated(unsafe) let out = out
-                Parallel.forEach(count: photo.height, threads: threads, minimumPerPart: 16) { rows in
-                    for y in rows {
-                        for x in 0 ..< width {
-                            let i = y &* width &+ x
-                            let alpha = a[i]
-                            guard alpha > 0, alpha < 1 else { continue }
-                            let f = grid.sample3(planes + 4 * n, x: x, y: y), b = grid.sample3(planes + 7 * n, x: x, y: y)
-                            let observed = SIMD4<Float>(Float(out[i &* 4]), Float(out[i &* 4 &+ 1]), Float(out[i &* 4 &+ 2]), 0) * (1 / 255)
-                            var estimate = f + alpha * (observed - alpha * f - (1 - alpha) * b)
-                            estimate.replace(with: observed, where: .!(estimate .== estimate))  // NaN from a NaN map
-                            estimate = estimate.clamped(lowerBound: SIMD4(repeating: 0), upperBound: SIMD4(repeating: 1)) * 255
-                            out[i &* 4] = UInt8(estimate[0].rounded())
-                            out[i &* 4 &+ 1] = UInt8(estimate[1].rounded())
-                            out[i &* 4 &+ 2] = UInt8(estimate[2].rounded())
-                        }
-                    }
-                }
-            }
-        }
-        return RGBAImage(width: photo.width, height: photo.height, pixels: pixels)
+        result.update(from: p + 4 * n, count: 6 * n)
     }
 
     /// Local means F̄ = box(F·α)/box(α) into planes 4-6 and B̄ = box(B·(1-α))/box(1-α) into 7-9,
@@ -111,5 +112,39 @@ public enum ForegroundEstimation {
                 }
             }
         }
+    }
+}
+
+/// Blur fusion's local colour means for one photo and alpha, ready to decontaminate pixels one at a time
+/// (in any order, from any thread): what `ForegroundEstimation.decontaminated` applies to a whole photo
+/// and the compositor applies row by row.
+final class LocalColorMeans: @unchecked Sendable {
+    // @unchecked: the planes are written once in init and only read afterwards.
+    private let grid: WorkingResolution
+    /// F̄ R, G, B then B̄ R, G, B, each `grid.lowCount` floats, colour 0…1.
+    private let planes: UnsafeMutablePointer<Float>
+
+    /// Estimates the means for `photo` (straight alpha) and its subject's soft `alpha` (photo size, 0…1)
+    /// on the guided filter's grid.
+    init(photo: RGBAImage, alpha: FloatMap, threads: Int) {
+        grid = WorkingResolution(width: photo.width, height: photo.height,
+                                 block: GuidedFilter.defaultSubsampling(width: photo.width, height: photo.height))
+        planes = .allocate(capacity: 6 * grid.lowCount)
+        ForegroundEstimation.localMeans(photo, alpha: alpha, grid: grid, into: planes, threads: threads)
+    }
+
+    deinit { planes.deallocate() }
+
+    /// The photo pixel `pixel` (RGBA8 at photo pixel (x, y)) with its RGB replaced by the estimated
+    /// foreground colour `F̄ + α(I − αF̄ − (1−α)B̄)`, clamped and rounded; its alpha byte is kept.
+    /// For 0 < `alpha` < 1.
+    @inline(__always)
+    func decontaminated(_ pixel: SIMD4<UInt8>, alpha: Float, x: Int, y: Int) -> SIMD4<UInt8> {
+        let f = grid.sample3(planes, x: x, y: y), b = grid.sample3(planes + 3 &* grid.lowCount, x: x, y: y)
+        let observed = SIMD4<Float>(Float(pixel[0]), Float(pixel[1]), Float(pixel[2]), 0) * (1 / 255)
+        var estimate = f + alpha * (observed - alpha * f - (1 - alpha) * b)
+        estimate.replace(with: observed, where: .!(estimate .== estimate))  // NaN from a NaN map
+        estimate = estimate.clamped(lowerBound: SIMD4(repeating: 0), upperBound: SIMD4(repeating: 1)) * 255
+        return SIMD4(UInt8(estimate[0].rounded()), UInt8(estimate[1].rounded()), UInt8(estimate[2].rounded()), pixel[3])
     }
 }
