@@ -109,8 +109,9 @@ public struct Analysis: Sendable {
             let value = probability.values[i]
             probability.values[i] = value > 0 ? min(value, 1) : 0
         }
-        let upsampled = try MaskResize.bilinear(probability, width: photo.width, height: photo.height,
-                                                placement: placement, threads: threads)
+        // The upsampled map is read row by row where it is only summed (the guided filter's block
+        // means, the subjects' scores): a photo-sized map is made only when it is the alpha itself.
+        let upsampled = try MaskResize.bilinearRows(probability, width: photo.width, height: photo.height, placement: placement)
         let factor = placement.upsamplingFactor(mapWidth: probability.width, mapHeight: probability.height,
                                                 photoWidth: photo.width, photoHeight: photo.height)
         let radius = options.refineRadius ?? min(64, max(2, Int((factor / 2).rounded())))
@@ -122,13 +123,13 @@ public struct Analysis: Sendable {
                                       subsampling: GuidedFilter.defaultSubsampling(width: photo.width, height: photo.height))
             soft = filter.apply(guide: photo, input: upsampled, inputThreshold: options.threshold, threads: threads)
         } else {
-            soft = upsampled
+            soft = upsampled.materialized(threads: threads)
         }
         let hard = Threshold.mask(soft, threshold: options.threshold, threads: threads)
         // Every instance is labelled, also those `keepLargestOnly` leaves out: they own their soft
         // fringe, so it goes with them instead of to a kept neighbour.
         let segmentation = InstanceSegmentation(
-            mask: hard, score: upsampled,
+            mask: hard, scoreRows: upsampled,
             options: InstanceOptions(connectivity: options.connectivity, minimumArea: options.minimumArea,
                                      fillHoles: options.fillHoles),
             threads: threads)

@@ -29,9 +29,8 @@ enum BackgroundBlur {
             photo.pixels.withUnsafeBufferPointer { rgba in
                 alpha.values.withUnsafeBufferPointer { a in
                     if opaque {
-                        BlockAverage.rgbAndMap(rgba: rgba.nonEmptyBase, map: a.nonEmptyBase, width: photo.width,
-                                               height: photo.height, block: grid.block, into: (p, p + n, p + 2 * n, p + 3 * n),
-                                               threads: threads)
+                        BlockAverage.rgbAndMap(rgba: rgba.nonEmptyBase, map: MapRows(alpha), block: grid.block,
+                                               into: (p, p + n, p + 2 * n, p + 3 * n), threads: threads)
                     } else {
                         premultipliedAverages(rgba: rgba.nonEmptyBase, map: a.nonEmptyBase, width: photo.width,
                                               height: photo.height, block: grid.block, into: p, planeSize: n, threads: threads)

@@ -17,7 +17,7 @@ public enum ConnectedComponents {
     public static func label(_ mask: GrayImage, connectivity: Connectivity = .eight, score: FloatMap? = nil,
                              threads: Int = Parallel.defaultThreads) -> (labels: LabelMap, components: [Instance]) {
         let runs = RunComponents(mask: mask, connectivity: connectivity, threads: threads)
-        let components = runs.statistics(score: score, threads: threads)
+        let components = runs.statistics(score: score.map(MapRows.init), threads: threads)
         let labelOf = (0 ..< runs.componentCount).map { Int32($0 + 1) }
         let labels = LabelMap(width: mask.width, height: mask.height,
                               labels: runs.labelImage(labelOf: labelOf, threads: threads), count: runs.componentCount)
@@ -41,6 +41,13 @@ public struct InstanceSegmentation: Sendable {
     ///   - threads: worker threads (results do not depend on it).
     public init(mask: GrayImage, score: FloatMap? = nil, options: InstanceOptions = InstanceOptions(),
                 threads: Int = Parallel.defaultThreads) {
+        self.init(mask: mask, scoreRows: score.map(MapRows.init), options: options, threads: threads)
+    }
+
+    /// `init(mask:score:options:threads:)` with the score map read row by row (rows of the mask
+    /// holding no foreground are never read).
+    package init(mask: GrayImage, scoreRows score: MapRows?, options: InstanceOptions = InstanceOptions(),
+                 threads: Int = Parallel.defaultThreads) {
         let filled = options.fillHoles ? HoleFilling.filled(mask, connectivity: options.connectivity, threads: threads) : mask
         let runs = RunComponents(mask: filled, connectivity: options.connectivity, threads: threads)
         let components = runs.statistics(score: score, threads: threads)

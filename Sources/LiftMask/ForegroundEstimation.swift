@@ -53,10 +53,8 @@ public enum ForegroundEstimation {
         defer { p.deallocate() }
         nonisolated(unsafe) let planes = p
         photo.pixels.withUnsafeBufferPointer { rgba in
-            alpha.values.withUnsafeBufferPointer { a in
-                BlockAverage.rgbAndMap(rgba: rgba.nonEmptyBase, map: a.nonEmptyBase, width: photo.width, height: photo.height,
-                                       block: grid.block, into: (p, p + n, p + 2 * n, p + 3 * n), threads: threads)
-            }
+            BlockAverage.rgbAndMap(rgba: rgba.nonEmptyBase, map: MapRows(alpha), block: grid.block,
+                                   into: (p, p + n, p + 2 * n, p + 3 * n), threads: threads)
         }
         // Level 1 (window ≈ 1/12 of the photo): F and B both start from I.
         fuse(planes, n: n, grid: grid, radius: grid.lowRadius(long / 12), foreground: planes, threads: threads)

@@ -43,9 +43,16 @@ public struct GuidedFilter: Sendable, Hashable {
     /// - Returns: the filtered map at `input`'s size, clamped to 0…1.
     public func apply(guide: RGBAImage, input: FloatMap, inputThreshold: Float? = nil,
                       threads: Int = Parallel.defaultThreads) -> FloatMap {
+        guard input.width > 0, input.height > 0 else { return input }
+        return apply(guide: guide, input: MapRows(input), inputThreshold: inputThreshold, threads: threads)
+    }
+
+    /// `apply` with the input read row by row (an upsampled map need not be stored to be filtered).
+    package func apply(guide: RGBAImage, input: MapRows, inputThreshold: Float? = nil,
+                       threads: Int = Parallel.defaultThreads) -> FloatMap {
         precondition(guide.width == input.width && guide.height == input.height, "guide and input must have the same size")
         let width = input.width, height = input.height
-        guard width > 0, height > 0 else { return input }
+        precondition(width > 0 && height > 0, "the input has pixels")
         let s = subsampling
         let lowWidth = (width + s - 1) / s, lowHeight = (height + s - 1) / s
         let lowRadius = max(1, Int((Double(radius) / Double(s)).rounded()))
@@ -56,10 +63,8 @@ public struct GuidedFilter: Sendable, Hashable {
         let scratch = planes + 13 * n
         nonisolated(unsafe) let p = planes
         guide.pixels.withUnsafeBufferPointer { rgba in
-            input.values.withUnsafeBufferPointer { values in
-                BlockAverage.rgbAndMap(rgba: rgba.nonEmptyBase, map: values.nonEmptyBase, width: width, height: height,
-                                       block: s, mapThreshold: inputThreshold, into: (p, p + n, p + 2 * n, p + 3 * n), threads: threads)
-            }
+            BlockAverage.rgbAndMap(rgba: rgba.nonEmptyBase, map: input, block: s, mapThreshold: inputThreshold,
+                                   into: (p, p + n, p + 2 * n, p + 3 * n), threads: threads)
         }
         Parallel.forEach(count: n, threads: threads, minimumPerPart: 1 << 14) { range in
             for i in range {
@@ -142,53 +147,62 @@ public struct GuidedFilter: Sendable, Hashable {
 
 /// s×s block averages (partial blocks at the right and bottom edges average what they hold).
 enum BlockAverage {
-    /// Averages the RGB of `rgba` (scaled to 0…1) and `map` into four planes of size ⌈w/s⌉ × ⌈h/s⌉;
-    /// with `mapThreshold`, the map counts as 1 where `>= mapThreshold`, else 0.
-    static func rgbAndMap(rgba: UnsafePointer<UInt8>, map: UnsafePointer<Float>, width: Int, height: Int, block: Int,
-                          mapThreshold: Float? = nil,
+    /// Averages the RGB of `rgba` (scaled to 0…1, `map`'s size) and `map` into four planes of size
+    /// ⌈w/s⌉ × ⌈h/s⌉; with `mapThreshold`, the map counts as 1 where `>= mapThreshold`, else 0.
+    static func rgbAndMap(rgba: UnsafePointer<UInt8>, map: MapRows, block: Int, mapThreshold: Float? = nil,
                           into planes: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>,
                                         UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>), threads: Int) {
+        let width = map.width, height = map.height
         let lowWidth = (width + block - 1) / block, lowHeight = (height + block - 1) / block
-        let threshold = mapThreshold
+        let threshold = mapThreshold, scratchCount = map.scratchCount
         nonisolated(unsafe) let planes = planes
-        if block == 1 {
-            // No averaging: the planes are the photo's channels and the map, converted.
-            Parallel.forEach(count: height, threads: threads, minimumPerPart: 16) { rows in
-                for y in rows {
-                    let pixels = rgba + y &* width &* 4, values = map + y &* width, o = y &* width
-                    for x in 0 ..< width {
-                        planes.0[o &+ x] = Float(pixels[x &* 4]) * (1 / 255)
-                        planes.1[o &+ x] = Float(pixels[x &* 4 &+ 1]) * (1 / 255)
-                        planes.2[o &+ x] = Float(pixels[x &* 4 &+ 2]) * (1 / 255)
-                    }
-                    if let threshold {
-                        for x in 0 ..< width { planes.3[o &+ x] = values[x] >= threshold ? 1 : 0 }
-                    } else {
-                        (planes.3 + o).update(from: values, count: width)
-                    }
-                }
-            }
-            return
-        }
-        Parallel.forEach(count: lowHeight, threads: threads, minimumPerPart: 8) { lowRows in
-            for ly in lowRows {
-                let y0 = ly * block, y1 = min(y0 + block, height)
-                for lx in 0 ..< lowWidth {
-                    let x0 = lx * block, x1 = min(x0 + block, width)
-                    // Colour sums in integers (exact, no conversions in the loop), map sum in Float.
-                    var red = 0, green = 0, blue = 0
-                    var mapSum: Float = 0
-                    for y in y0 ..< y1 {
-                        let pixels = rgba + y &* width &* 4, values = map + y &* width
-                        for x in x0 ..< x1 {
-                            red &+= Int(pixels[x &* 4]); green &+= Int(pixels[x &* 4 &+ 1]); blue &+= Int(pixels[x &* 4 &+ 2])
-                            mapSum += threshold.map { values[x] >= $0 ? 1 : 0 } ?? values[x]
+        map.withRowReader { read in
+            if block == 1 {
+                // No averaging: the planes are the photo's channels and the map, converted.
+                Parallel.forEach(count: height, threads: threads, minimumPerPart: 16) { rows in
+                    let scratch = UnsafeMutablePointer<Float>.allocate(capacity: scratchCount)
+                    defer { scratch.deallocate() }
+                    for y in rows {
+                        let pixels = rgba + y &* width &* 4, values = read(y, scratch), o = y &* width
+                        for x in 0 ..< width {
+                            planes.0[o &+ x] = Float(pixels[x &* 4]) * (1 / 255)
+                            planes.1[o &+ x] = Float(pixels[x &* 4 &+ 1]) * (1 / 255)
+                            planes.2[o &+ x] = Float(pixels[x &* 4 &+ 2]) * (1 / 255)
+                        }
+                        if let threshold {
+                            for x in 0 ..< width { planes.3[o &+ x] = values[x] >= threshold ? 1 : 0 }
+                        } else {
+                            (planes.3 + o).update(from: values, count: width)
                         }
                     }
-                    var sum = SIMD4(Float(red) * (1 / 255), Float(green) * (1 / 255), Float(blue) * (1 / 255), mapSum)
-                    sum /= Float((y1 - y0) * (x1 - x0))
-                    let o = ly &* lowWidth &+ lx
-                    planes.0[o] = sum[0]; planes.1[o] = sum[1]; planes.2[o] = sum[2]; planes.3[o] = sum[3]
+                }
+                return
+            }
+            Parallel.forEach(count: lowHeight, threads: threads, minimumPerPart: 8) { lowRows in
+                // The block's map rows, each `width` floats (read once per block row), then the reader's scratch.
+                let rowsOfBlock = UnsafeMutablePointer<UnsafePointer<Float>>.allocate(capacity: block)
+                let scratch = UnsafeMutablePointer<Float>.allocate(capacity: block * scratchCount)
+                defer { rowsOfBlock.deallocate(); scratch.deallocate() }
+                for ly in lowRows {
+                    let y0 = ly * block, y1 = min(y0 + block, height)
+                    for y in y0 ..< y1 { rowsOfBlock[y - y0] = read(y, scratch + (y - y0) * scratchCount) }
+                    for lx in 0 ..< lowWidth {
+                        let x0 = lx * block, x1 = min(x0 + block, width)
+                        // Colour sums in integers (exact, no conversions in the loop), map sum in Float.
+                        var red = 0, green = 0, blue = 0
+                        var mapSum: Float = 0
+                        for y in y0 ..< y1 {
+                            let pixels = rgba + y &* width &* 4, values = rowsOfBlock[y &- y0]
+                            for x in x0 ..< x1 {
+                                red &+= Int(pixels[x &* 4]); green &+= Int(pixels[x &* 4 &+ 1]); blue &+= Int(pixels[x &* 4 &+ 2])
+                                mapSum += threshold.map { values[x] >= $0 ? 1 : 0 } ?? values[x]
+                            }
+                        }
+                        var sum = SIMD4(Float(red) * (1 / 255), Float(green) * (1 / 255), Float(blue) * (1 / 255), mapSum)
+                        sum /= Float((y1 - y0) * (x1 - x0))
+                        let o = ly &* lowWidth &+ lx
+                        planes.0[o] = sum[0]; planes.1[o] = sum[1]; planes.2[o] = sum[2]; planes.3[o] = sum[3]
+                    }
                 }
             }
         }

@@ -44,6 +44,12 @@ public enum MaskResize {
     ///   letterbox rectangle that is under one pixel or not inside the map.
     public static func bilinear(_ map: FloatMap, width: Int, height: Int, placement: MapPlacement = .stretched,
                                 threads: Int = Parallel.defaultThreads) throws -> FloatMap {
+        try bilinearRows(map, width: width, height: height, placement: placement).materialized(threads: threads)
+    }
+
+    /// `bilinear`'s result as rows computed on demand (same values, same errors), for stages that
+    /// read the upsampled map once and need not hold it.
+    package static func bilinearRows(_ map: FloatMap, width: Int, height: Int, placement: MapPlacement = .stretched) throws -> MapRows {
         guard map.width > 0, map.height > 0 else {
             throw MaskError.emptyInput(what: "probability map", width: map.width, height: map.height)
         }
@@ -59,38 +65,7 @@ public enum MaskResize {
                                    clamp: content.x ... content.x + content.width - 1)
         let rows = BilinearTaps(count: height, sourceCount: map.height, scale: scaleY, offset: content.y + 0.5 * scaleY - 0.5,
                                 clamp: content.y ... content.y + content.height - 1)
-        return resample(map, width: width, height: height, columns: columns, rows: rows, threads: threads)
-    }
-
-    /// Bilinear resample along precomputed taps. Layout of both maps: row-major Float32.
-    static func resample(_ source: FloatMap, width: Int, height: Int, columns: BilinearTaps, rows: BilinearTaps,
-                         threads: Int) -> FloatMap {
-        let sourceWidth = source.width
-        let output = source.values.withUnsafeBufferPointer { src in
-            [Float](unsafeUninitializedCapacity: width * height) { dst, initialized in
-                nonisolated(unsafe) let dst = dst
-                let first = columns.first, second = columns.second, weight = columns.weight
-                Parallel.forEach(count: height, threads: threads, minimumPerPart: 16) { range in
-                    let blended = UnsafeMutablePointer<Float>.allocate(capacity: sourceWidth)
-                    defer { blended.deallocate() }
-                    for y in range {
-                        let r0 = rows.first[y] &* sourceWidth, r1 = rows.second[y] &* sourceWidth
-                        let wy = rows.weight[y]
-                        for i in 0 ..< sourceWidth {
-                            let a = src[r0 &+ i]
-                            blended[i] = a + wy * (src[r1 &+ i] - a)
-                        }
-                        let out = dst.nonEmptyBase + y &* width
-                        for x in 0 ..< width {
-                            let a = blended[first[x]]
-                            out[x] = a + weight[x] * (blended[second[x]] - a)
-                        }
-                    }
-                }
-                initialized = width * height
-            }
-        }
-        return FloatMap(width: width, height: height, values: output)
+        return MapRows(upsampling: map, width: width, height: height, columns: columns, rows: rows)
     }
 }
 

@@ -107,7 +107,7 @@ struct RunComponents {
 
     /// Per-component statistics, indexed by component; `score` is the mean of `score` over the pixels
     /// (1 when `score` is nil).
-    func statistics(score: FloatMap?, threads: Int) -> [Instance] {
+    func statistics(score: MapRows?, threads: Int) -> [Instance] {
         let n = componentCount
         var area = [Int](repeating: 0, count: n)
         var minX = [Int32](repeating: .max, count: n), maxX = [Int32](repeating: .min, count: n)
@@ -141,16 +141,18 @@ struct RunComponents {
     }
 
     /// The sum of `map` over each run.
-    private func runSums(of map: FloatMap, threads: Int) -> [Double] {
+    private func runSums(of map: MapRows, threads: Int) -> [Double] {
         precondition(map.width == width && map.height == height, "score map must match the mask size")
         var sums = [Double](repeating: 0, count: runStart.count)
-        let width = width
-        map.values.withUnsafeBufferPointer { values in
+        let scratchCount = map.scratchCount
+        map.withRowReader { read in
             sums.withUnsafeMutableBufferPointer { sums in
                 nonisolated(unsafe) let sums = sums
                 Parallel.forEach(count: height, threads: threads, minimumPerPart: 64) { rows in
-                    for y in rows {
-                        let row = values.nonEmptyBase + y &* width
+                    let scratch = UnsafeMutablePointer<Float>.allocate(capacity: scratchCount)
+                    defer { scratch.deallocate() }
+                    for y in rows where rowOffsets[y] < rowOffsets[y + 1] {
+                        let row = read(y, scratch)
                         for r in rowOffsets[y] ..< rowOffsets[y + 1] {
                             var sum: Float = 0
                             for x in Int(runStart[r]) ..< Int(runEnd[r]) { sum += row[x] }
