@@ -202,6 +202,27 @@ public struct Analysis: Sendable {
     ///   `.emptySelection` when cropping to no subject, `.tooLarge` for an oversized canvas.
     public func image(for subjects: [Subject], croppedToExtent: Bool = false,
                       background: Background = .transparent, layout: OutputLayout = OutputLayout()) throws -> RGBAImage {
+        let (rows, cap) = try composite(for: subjects, croppedToExtent: croppedToExtent, background: background, layout: layout)
+        let threads = max(1, options.threads ?? Parallel.defaultThreads)
+        let composed = try Compositor.compose(rows, threads: threads)
+        guard let cap else { return composed }
+        return AreaDownscale.fit(composed, maxLongSide: cap, threads: threads)
+    }
+
+    /// `image(for:croppedToExtent:background:layout:)` as rows made on demand, for an encoder that
+    /// takes them one at a time (`PNGEncoder.encode(width:height:layout:options:opaqueKnown:row:)`), so
+    /// the image is never held whole; the same pixels. `nil` when `layout.maxLongSide` shrinks the
+    /// image: the downscale needs the whole composite.
+    /// - Throws: as `image(for:…)`.
+    public func imageRows(for subjects: [Subject], croppedToExtent: Bool = false, background: Background = .transparent,
+                          layout: OutputLayout = OutputLayout()) throws -> CompositeRows? {
+        let (rows, cap) = try composite(for: subjects, croppedToExtent: croppedToExtent, background: background, layout: layout)
+        return cap == nil ? rows : nil
+    }
+
+    /// The composite's rows, and the longest side it must then be shrunk to (`nil`: it fits).
+    private func composite(for subjects: [Subject], croppedToExtent: Bool, background: Background,
+                           layout: OutputLayout) throws -> (CompositeRows, cap: Int?) {
         let alpha = try mask(for: subjects)
         var frame = PixelBox(x: 0, y: 0, width: photo.width, height: photo.height)
         if croppedToExtent {
@@ -211,14 +232,13 @@ public struct Analysis: Sendable {
                                  margin: layout.margin)
         }
         if layout.square { frame = Framing.square(frame) }
-        let threads = max(1, options.threads ?? Parallel.defaultThreads)
-        let composed = try Compositor.compose(photo: photo, alpha: alpha, background: background,
-                                              frame: frame, decontaminate: options.decontaminate, threads: threads)
-        guard let cap = layout.maxLongSide else { return composed }
-        guard cap >= 1 else {
+        let rows = try CompositeRows(photo: photo, alpha: alpha, background: background, frame: frame,
+                                     decontaminate: options.decontaminate, threads: max(1, options.threads ?? Parallel.defaultThreads))
+        if let cap = layout.maxLongSide, cap < 1 {
             throw MaskError.invalidParameter(name: "maxLongSide", value: "\(cap)", expected: "≥ 1")
         }
-        return AreaDownscale.fit(composed, maxLongSide: cap, threads: threads)
+        let cap = layout.maxLongSide.flatMap { max(frame.width, frame.height) > $0 ? $0 : nil }
+        return (rows, cap)
     }
 
     /// Throws `MaskError.unknownSubject` unless every subject is one of `self.subjects`.

@@ -49,6 +49,25 @@ public enum ImageFiles {
         }
     }
 
+    /// Encodes a composite made row by row (`Analysis.imageRows`) like `encodePNG(_:name:level:color:threads:)`
+    /// encodes the same image whole, to the same bytes: the rows are rendered as the compressor takes
+    /// them, on its threads, so the composite is never held whole.
+    public static func encodePNG(_ rows: CompositeRows, name: String = "image", level: Int = defaultPNGLevel,
+                                 color: PNGMetadata = PNGMetadata(), threads: Int? = nil) throws(LiftError) -> [UInt8] {
+        let width = rows.frame.width
+        do {
+            let options = PNGEncoder.Options(level: level, reduceColorType: true, metadata: color, threads: threads)
+            return try PNGEncoder.encode(width: width, height: rows.frame.height, layout: .rgba, options: options,
+                                         opaqueKnown: rows.isOpaque) { y, out in
+                let scratch = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: width)
+                defer { scratch.deallocate() }
+                rows.render(row: y, into: out, scratch: scratch)
+            }
+        } catch {
+            throw .encodingFailed(path: name, underlying: error)
+        }
+    }
+
     /// Encodes a grey image (a mask) as an 8-bit grey PNG whose samples are the image's values, so
     /// that any reader (`numpy.asarray(PIL.Image.open(…))`, OpenCV) gets them back as they are, with
     /// the fast settings made for masks (large flat areas), on `threads` threads (`nil`: every core).

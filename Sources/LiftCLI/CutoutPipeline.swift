@@ -148,14 +148,25 @@ public struct CutoutPipeline {
     /// Composites `subjects` as the options say and encodes the result (and their mask, when `mask` names a file).
     private func encodeCutout(of subjects: [Subject], from analysis: Analysis, color: PNGMetadata, output: OutputTarget,
                               mask: String?, timings: inout StageTimings, clock: inout Stopwatch) throws -> EncodedCutout {
-        let cutout = try analysis.image(for: subjects, croppedToExtent: options.crop != nil, background: options.background,
-                                        layout: options.outputLayout)
+        // Without a longest-side cap the rows are rendered as the encoder takes them, so the cut-out
+        // is never held whole (composite then times only the preparation).
+        let crop = options.crop != nil, layout = options.outputLayout
+        let rows = layout.maxLongSide == nil
+            ? try analysis.imageRows(for: subjects, croppedToExtent: crop, background: options.background, layout: layout) : nil
+        let cutout = rows == nil
+            ? try analysis.image(for: subjects, croppedToExtent: crop, background: options.background, layout: layout) : nil
         let maskImage = mask == nil ? nil : try analysis.mask(for: subjects).grayImage()
         timings.composite += clock.lap()
-        let threads = options.threads
-        var encoded = EncodedCutout(output: output, bytes: try ImageFiles.encodePNG(cutout, name: output.name, level: options.pngLevel,
-                                                                                  color: color, threads: threads),
-                                    width: cutout.width, height: cutout.height)
+        let (threads, level) = (options.threads, options.pngLevel)
+        var encoded = if let rows {
+            EncodedCutout(output: output, bytes: try ImageFiles.encodePNG(rows, name: output.name, level: level, color: color, threads: threads),
+                          width: rows.frame.width, height: rows.frame.height)
+        } else if let cutout {
+            EncodedCutout(output: output, bytes: try ImageFiles.encodePNG(cutout, name: output.name, level: level, color: color, threads: threads),
+                          width: cutout.width, height: cutout.height)
+        } else {
+            preconditionFailure("imageRows gives rows whenever no longest-side cap is set")
+        }
         if let mask, let maskImage { encoded.mask = (mask, try ImageFiles.encodePNG(maskImage, name: mask, threads: threads)) }
         timings.encode += clock.lap()
         return encoded

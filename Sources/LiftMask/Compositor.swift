@@ -21,8 +21,13 @@ public enum Compositor {
     ///   `.emptyInput` for an empty frame or photo.
     public static func compose(photo: RGBAImage, alpha: FloatMap, background: Background, frame: PixelBox,
                                decontaminate: Bool, threads: Int = Parallel.defaultThreads) throws -> RGBAImage {
-        let rows = try CompositeRows(photo: photo, alpha: alpha, background: background, frame: frame,
-                                     decontaminate: decontaminate, threads: threads)
+        try compose(CompositeRows(photo: photo, alpha: alpha, background: background, frame: frame,
+                                  decontaminate: decontaminate, threads: threads), threads: threads)
+    }
+
+    /// Renders every row of `rows` into one image.
+    public static func compose(_ rows: CompositeRows, threads: Int = Parallel.defaultThreads) throws -> RGBAImage {
+        let frame = rows.frame
         let rowBytes = frame.width * 4, area = frame.width * frame.height
         let output = [UInt8](unsafeUninitializedCapacity: area * 4) { out, initialized in
             nonisolated(unsafe) let out = out
@@ -45,6 +50,8 @@ public struct CompositeRows: @unchecked Sendable {
     // written once in its init).
     /// The output rectangle in photo coordinates; row `fy` of the output is photo row `frame.y + fy`.
     public let frame: PixelBox
+    /// Every output pixel has alpha 255 (an opaque background).
+    public var isOpaque: Bool { backdrop.opacity == .opaque }
     private let photo: RGBAImage
     private let alpha: FloatMap
     private let backdrop: Backdrop

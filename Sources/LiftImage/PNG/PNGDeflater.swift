@@ -49,8 +49,9 @@ final class PNGDeflater {
             guard done else { throw failure(status == Z_OK ? Z_BUF_ERROR : status) }
             produced = capacity - Int(stream.pointee.avail_out)
         }
-        output.removeLast(capacity - produced)
-        return output
+        // A copy of just the bytes produced: trimming in place would keep deflateBound's capacity
+        // alive in every segment's piece until the file is assembled (48 MB for a 12 MP cut-out).
+        return Array(output[..<produced])
     }
 
     private func failure(_ status: Int32) -> PNGEncodingError {

@@ -122,7 +122,7 @@ public enum PNGEncoder {
     }
 
     /// Writes the file: IHDR, metadata, PLTE/tRNS, the filtered rows deflated into IDAT chunks, IEND.
-    private static func write(plan: PNGEncodingPlan, width: Int, height: Int, options: Options,
+    static func write(plan: PNGEncodingPlan, width: Int, height: Int, options: Options,
                               packRow: (Int, UnsafeMutablePointer<UInt8>) -> Void) throws -> [UInt8] {
         let header = PNGHeader(width: width, height: height, bitDepth: plan.bitDepth, colorType: plan.colorType, interlaced: false)
         var file = PNGChunkWriter()

@@ -25,27 +25,16 @@ struct PNGEncodingPlan {
     /// a palette (a GRAY profile is allowed only on grey colour types).
     init(reducing samples: UnsafeBufferPointer<UInt8>, layout: PNGSamples.Layout, allowGray: Bool = true,
          keepGrayType: Bool = false) {
+        var survey = PNGColorSurvey(channels: layout.channels, allowGray: allowGray)
+        survey.add(samples)
+        self.init(survey: survey, layout: layout, keepGrayType: keepGrayType)
+    }
+
+    /// The smallest lossless layout for the samples `survey` has seen (see `init(reducing:…)`).
+    init(survey: PNGColorSurvey, layout: PNGSamples.Layout, keepGrayType: Bool = false) {
         let channels = layout.channels
-        var isGray = allowGray || channels < 3, isOpaque = true
-        var redSeen = [Bool](repeating: false, count: 256)
-        var colors = PNGColorTable()
-        // Runs of one colour are common (masks, flat areas): only a change of colour goes to the table.
-        var last = SIMD4<UInt8>(samples[0], 0, 0, 0) &+ 1
-        var i = 0
-        while i < samples.count {
-            let r = samples[i], g = channels >= 3 ? samples[i &+ 1] : r, b = channels >= 3 ? samples[i &+ 2] : r
-            let a = channels == 2 || channels == 4 ? samples[i &+ channels &- 1] : 255
-            if r != g || r != b { isGray = false }
-            if a != 255 { isOpaque = false }
-            redSeen[Int(r)] = true
-            let color = SIMD4(r, g, b, a)
-            if color != last && !colors.isFull {
-                colors.insert(color)
-                last = color
-            }
-            i &+= channels
-        }
-        let values = (0..<256).filter { redSeen[$0] }
+        let isGray = survey.isGray, isOpaque = survey.isOpaque, colors = survey.colors
+        let values = (0..<256).filter { survey.redSeen[$0] }
         let grayDepth = values.allSatisfy { $0 % 255 == 0 } ? 1 : values.allSatisfy { $0 % 85 == 0 } ? 2 : values.allSatisfy { $0 % 17 == 0 } ? 4 : 8
         let direct: (PNGColorType, Int, [Int], bitsPerPixel: Int)
         switch (isGray, isOpaque) {
@@ -147,6 +136,56 @@ struct PNGEncodingPlan {
             o &+= 1
             x &+= perByte
         }
+    }
+}
+
+/// What the smallest-layout choice needs to know about an image's 8-bit samples, gathered a row (or
+/// any run of whole pixels) at a time: whether every pixel is grey, whether every one is opaque, which
+/// red values occur, and up to 256 colours.
+struct PNGColorSurvey {
+    let channels: Int
+    /// Every pixel seen is grey (R = G = B), or the source has no colour; false when grey is not allowed.
+    private(set) var isGray: Bool
+    /// Every pixel seen has alpha 255 (or the source has no alpha).
+    private(set) var isOpaque = true
+    /// Which sample values the first channel takes (the grey bit depth follows from them).
+    private(set) var redSeen = [Bool](repeating: false, count: 256)
+    /// The colours seen, up to 256.
+    private(set) var colors = PNGColorTable()
+    /// The last colour added to the table: runs of one colour (masks, flat areas) look it up once.
+    private var last: SIMD4<UInt8>?
+
+    /// A survey of nothing yet; `allowGray: false` keeps colour sources in a colour type.
+    init(channels: Int, allowGray: Bool) {
+        self.channels = channels
+        isGray = allowGray || channels < 3
+    }
+
+    /// True once more samples cannot change the layout: neither grey nor (unless `opaqueKnown`, the
+    /// caller's guarantee that every pixel is opaque) opaque, and too many colours for a palette.
+    func isSettled(opaqueKnown: Bool) -> Bool {
+        !isGray && colors.isFull && (opaqueKnown || !isOpaque)
+    }
+
+    /// Adds whole pixels (`samples.count` a multiple of `channels`).
+    mutating func add(_ samples: UnsafeBufferPointer<UInt8>) {
+        let channels = channels
+        var last = last ?? SIMD4<UInt8>(samples.first ?? 0, 0, 0, 0) &+ 1
+        var i = 0
+        while i < samples.count {
+            let r = samples[i], g = channels >= 3 ? samples[i &+ 1] : r, b = channels >= 3 ? samples[i &+ 2] : r
+            let a = channels == 2 || channels == 4 ? samples[i &+ channels &- 1] : 255
+            if r != g || r != b { isGray = false }
+            if a != 255 { isOpaque = false }
+            redSeen[Int(r)] = true
+            let color = SIMD4(r, g, b, a)
+            if color != last && !colors.isFull {
+                colors.insert(color)
+                last = color
+            }
+            i &+= channels
+        }
+        self.last = last
     }
 }
 

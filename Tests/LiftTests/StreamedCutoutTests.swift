@@ -1,0 +1,60 @@
+import Lift
+import Testing
+import TestSupport
+
+/// A cut-out rendered row by row into the encoder (`Analysis.imageRows` + `ImageFiles.encodePNG(_ rows:)`,
+/// what the CLI does) is byte for byte the file of the whole composite (`Analysis.image` + `encodePNG`).
+@Suite struct StreamedCutoutTests {
+    /// A photo of textured subjects on a gradient and a blurry low-resolution map of them, at any size.
+    static func analysis(width: Int, height: Int, seed: UInt64) throws -> Analysis {
+        var generator = SeededGenerator(seed: seed)
+        var pixels = [UInt8](repeating: 255, count: width * height * 4)
+        let mapWidth = max(1, width / 8), mapHeight = max(1, height / 8)
+        var map = [Float](repeating: 0, count: mapWidth * mapHeight)
+        func inside(_ x: Int, _ y: Int) -> Bool {
+            let dx = Double(x) / Double(width) - 0.4, dy = Double(y) / Double(height) - 0.5
+            return dx * dx + dy * dy < 0.06 || (x > width * 3 / 4 && y % 97 < 60)
+        }
+        for y in 0 ..< height {
+            for x in 0 ..< width {
+                let i = (y * width + x) * 4, noise = UInt8.random(in: 0 ..< 30, using: &generator)
+                let subject = inside(x, y)
+                pixels[i] = subject ? 180 + noise : UInt8(x * 200 / max(width, 1))
+                pixels[i + 1] = subject ? 40 + noise : 120
+                pixels[i + 2] = subject ? 60 : UInt8(y * 200 / max(height, 1))
+                if subject { map[min(y / 8, mapHeight - 1) * mapWidth + min(x / 8, mapWidth - 1)] += 1 / 64 }
+            }
+        }
+        let options = Analysis.Options(refineEpsilon: 1e-3, minimumArea: .pixels(4), threads: 2)
+        return try Analysis(photo: RGBAImage(width: width, height: height, pixels: pixels),
+                            probability: FloatMap(width: mapWidth, height: mapHeight, values: map.map { min($0, 1) }), options: options)
+    }
+
+    // 67 px rows are 269 filtered bytes: 974 rows to a 256 KiB segment, so 2100 rows cross two
+    // segment edges (each re-renders the rows before it as the compressor's dictionary).
+    @Test(arguments: [(1, 1), (17, 5), (33, 70), (67, 2100)])
+    func streamedFileEqualsTheWholeImagesFile(width: Int, height: Int) throws {
+        let analysis = try Self.analysis(width: width, height: height, seed: UInt64(width * 7 + height))
+        let backgrounds: [Background] = [.transparent, .white, .color(RGBAColor(r: 255, g: 0, b: 0, a: 128)),
+                                         .blurred(radius: 3), .dimmed(brightness: 0.4)]
+        for background in backgrounds {
+            for crop in [false, true] where !crop || !analysis.subjects.isEmpty {
+                let layout = OutputLayout(margin: .pixels(3), square: crop)
+                let whole = try analysis.image(for: analysis.subjects, croppedToExtent: crop, background: background, layout: layout)
+                let rows = try #require(try analysis.imageRows(for: analysis.subjects, croppedToExtent: crop, background: background,
+                                                               layout: layout))
+                #expect(rows.frame.width == whole.width && rows.frame.height == whole.height)
+                for threads in [1, 2] {
+                    let streamed = try ImageFiles.encodePNG(rows, level: 1, threads: threads)
+                    #expect(streamed == (try ImageFiles.encodePNG(whole, level: 1, threads: threads)), "\(background) crop \(crop)")
+                }
+            }
+        }
+    }
+
+    @Test func aShrinkingCapNeedsTheWholeImage() throws {
+        let analysis = try Self.analysis(width: 40, height: 30, seed: 1)
+        #expect(try analysis.imageRows(for: analysis.subjects, layout: OutputLayout(maxLongSide: 20)) == nil)
+        #expect(try analysis.imageRows(for: analysis.subjects, layout: OutputLayout(maxLongSide: 40)) != nil)
+    }
+}
