@@ -2,12 +2,21 @@ import CZlib
 import LiftParallel
 
 /// Filters a PNG's rows and deflates them into the zlib stream its IDAT chunks carry, in segments of
-/// 256 KiB compressed on several threads at once (pigz's scheme: each segment primed with the
-/// 32 KiB before it, ended with a sync flush, checksums joined with `adler32_combine`).
+/// 256 KiB compressed on several threads at once (pigz's scheme: with zlib each segment primed with
+/// the 32 KiB before it, ended with a sync flush; checksums joined with `adler32_combine`).
 ///
 /// The segmentation depends only on the image, never on the thread count, so the output bytes are the
 /// same for 1 and N threads; it costs a few bytes per segment against one serial stream.
 struct PNGImageData {
+    /// What deflates the segments.
+    enum Compressor: Equatable {
+        /// zlib at a level 0...9 with a strategy constant (`PNGDeflater`).
+        case zlib(level: Int, strategy: Int32)
+        /// Lift's own fpnge-style deflate (`PNGFastDeflater`): literals and runs of zeros, one Huffman
+        /// code per segment, no dictionary.
+        case fast
+    }
+
     /// Filtered bytes per segment (rounded to whole rows, at least one row).
     static let segmentBytes = 256 << 10
     /// deflate's window: how much data before a segment primes its compressor.
@@ -20,9 +29,7 @@ struct PNGImageData {
     /// Adaptive filter choice (minimum sum of absolute residuals), else `fixedFilter` on every row.
     let adaptive: Bool
     let fixedFilter: UInt8
-    /// zlib level 0...9 and strategy constant.
-    let level: Int
-    let strategy: Int32
+    let compressor: Compressor
 
     /// Returns the zlib stream in pieces, one per segment (the first with the zlib header, the last with
     /// the Adler-32 trailer): the payloads of the IDAT chunks, in order.
@@ -34,7 +41,7 @@ struct PNGImageData {
     func deflate(threads: Int, packRow: (Int, UnsafeMutablePointer<UInt8>) -> Void) throws(PNGEncodingError) -> [[UInt8]] {
         let stride = rowBytes + 1
         let segmentRows = max(1, Self.segmentBytes / stride)
-        let dictionaryRows = (Self.window + stride - 1) / stride
+        let dictionaryRows = compressor == .fast ? 0 : (Self.window + stride - 1) / stride
         let count = (height + segmentRows - 1) / segmentRows
         var pieces = [[UInt8]](repeating: [], count: count)
         var checksums = [(adler: UInt, length: Int)](repeating: (1, 0), count: count)
@@ -47,12 +54,14 @@ struct PNGImageData {
                         let rows = min(segmentRows, height) + min(dictionaryRows, height)
                         let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: 7 * rowBytes + rows * stride)
                         defer { scratch.deallocate() }
-                        let deflater: PNGDeflater
-                        do throws(PNGEncodingError) {
-                            deflater = try PNGDeflater(level: level, strategy: strategy)
-                        } catch {
-                            failures[firstSegment] = error
-                            return
+                        var deflater: PNGDeflater?
+                        if case .zlib(let level, let strategy) = compressor {
+                            do throws(PNGEncodingError) {
+                                deflater = try PNGDeflater(level: level, strategy: strategy)
+                            } catch {
+                                failures[firstSegment] = error
+                                return
+                            }
                         }
                         var next: Int? = firstSegment
                         while let s = next {
@@ -64,13 +73,17 @@ struct PNGImageData {
                             let segment = UnsafeBufferPointer(start: filtered + before, count: (end - start) * stride)
                             let primed = min(before, Self.window)
                             let dictionary = UnsafeBufferPointer(start: filtered + before - primed, count: primed)
-                            do throws(PNGEncodingError) {
-                                pieces[s] = try deflater.compress(segment, dictionary: dictionary, final: s == count - 1)
-                            } catch {
-                                failures[s] = error
-                                return
+                            if let deflater {
+                                do throws(PNGEncodingError) {
+                                    pieces[s] = try deflater.compress(segment, dictionary: dictionary, final: s == count - 1)
+                                } catch {
+                                    failures[s] = error
+                                    return
+                                }
+                            } else {
+                                pieces[s] = PNGFastDeflater.compress(segment, pixelBytes: bpp, final: s == count - 1)
                             }
-                            checksums[s] = (adler32(1, segment.baseAddress, UInt32(segment.count)), segment.count)
+                            checksums[s] = (UInt(Adler32.checksum(segment)), segment.count)
                             next = claim()
                         }
                     }
@@ -85,9 +98,13 @@ struct PNGImageData {
         return pieces
     }
 
-    /// The two zlib header bytes zlib itself writes: deflate, 32 KiB window, its level hint, no dictionary.
+    /// The two zlib header bytes zlib itself writes: deflate, 32 KiB window, its level hint (the fast
+    /// compressor's is zlib's "fastest"), no dictionary.
     private var zlibHeader: [UInt8] {
-        let hint: UInt16 = strategy >= Z_HUFFMAN_ONLY || level < 2 ? 0 : level < 6 ? 1 : level == 6 ? 2 : 3
+        var hint: UInt16 = 0
+        if case .zlib(let level, let strategy) = compressor {
+            hint = strategy >= Z_HUFFMAN_ONLY || level < 2 ? 0 : level < 6 ? 1 : level == 6 ? 2 : 3
+        }
         var header: UInt16 = 0x7800 | hint << 6
         header += 31 - header % 31
         return [UInt8(header >> 8), UInt8(header & 0xFF)]
