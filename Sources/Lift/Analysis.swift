@@ -67,15 +67,18 @@ public struct Analysis: Sendable {
     /// filled holes are opaque; with refinement, levels are stretched by `(a - 0.03) / 0.94` and
     /// clamped, so values within 3 % of 0 or 1 become 0 or 1.
     public let alpha: FloatMap
-    /// Instance labels at photo size: 0 background, `subject.label` (= index + 1) for each subject.
-    public let labels: LabelMap
+    /// Instance labels at photo size: 0 background, `subject.label` (= index + 1) for each subject
+    /// (made on each access from `runLabels`, 4 bytes per photo pixel).
+    public var labels: LabelMap { runLabels.labelMap(threads: max(1, options.threads ?? Parallel.defaultThreads)) }
+    /// The labels as the hard mask's runs.
+    let runLabels: RunLabels
     /// The subjects, largest first.
     public let subjects: [Subject]
     /// Which subject each pixel's soft alpha belongs to: its label, or for the soft fringe outside the
     /// hard mask the nearest subject within the refinement reach (0: none).
     let ownership: OwnershipMap
     /// The labels `ownership` was made from: `labels`, plus the subjects `keepLargestOnly` left out.
-    let ownerLabels: LabelMap
+    let ownerLabels: RunLabels
 
     /// Analyses a photo given the model's probability map for it.
     /// - Parameters:
@@ -125,33 +128,32 @@ public struct Analysis: Sendable {
         } else {
             soft = upsampled.materialized(threads: threads)
         }
-        let hard = Threshold.mask(soft, threshold: options.threshold, threads: threads)
         // Every instance is labelled, also those `keepLargestOnly` leaves out: they own their soft
         // fringe, so it goes with them instead of to a kept neighbour.
         let segmentation = InstanceSegmentation(
-            mask: hard, scoreRows: upsampled,
+            thresholding: soft, at: options.threshold, scoreRows: upsampled,
             options: InstanceOptions(connectivity: options.connectivity, minimumArea: options.minimumArea,
                                      fillHoles: options.fillHoles),
             threads: threads)
         let reach = max(radius, Int(factor.rounded(.up))) + 2
-        let ownership = OwnershipMap(labels: segmentation.labels, reach: reach, threads: threads)
+        let ownership = OwnershipMap(labels: segmentation.runLabels, reach: reach, threads: threads)
         self.photo = photo
         self.options = options
         self.ownership = ownership
-        ownerLabels = segmentation.labels
+        ownerLabels = segmentation.runLabels
         // The feathered alpha falls a few percent short of 0 and 1 where a window held a pixel of
         // misplaced mask edge; snapping the outer 3 % keeps interiors opaque and backgrounds clear.
-        let owned = ownership.ownedAlpha(soft, labels: segmentation.labels, threshold: options.threshold,
+        let owned = ownership.ownedAlpha(soft, labels: segmentation.runLabels, threshold: options.threshold,
                                          snap: options.refine ? Self.refinedAlphaSnap : 0, threads: threads)
         var instances = segmentation.instances
         if options.keepLargestOnly && instances.count > 1 {
             instances = [instances[0]]
-            alpha = ownership.alpha(owned, labels: segmentation.labels, keeping: [1], threads: threads)
-            labels = LabelMap(width: photo.width, height: photo.height,
-                              labels: segmentation.labels.labels.map { $0 == 1 ? 1 : 0 }, count: 1)
+            alpha = ownership.alpha(owned, labels: segmentation.runLabels, keeping: [1], threads: threads)
+            runLabels = segmentation.runLabels.relabelled([0, 1] + [Int32](repeating: 0, count: segmentation.instances.count - 1),
+                                                         count: 1)
         } else {
             alpha = owned
-            labels = segmentation.labels
+            runLabels = segmentation.runLabels
         }
         self.subjects = instances.enumerated().map { index, instance in
             Subject(index: index, area: instance.area, boundingBox: instance.boundingBox,
@@ -167,7 +169,7 @@ public struct Analysis: Sendable {
     /// on background.
     public func subject(at point: PixelPoint, searchRadius: Int? = nil) -> Subject? {
         let radius = searchRadius ?? max(2, max(photo.width, photo.height) / 100)
-        guard let label = InstanceQuery.label(at: point, in: labels, searchRadius: radius) else { return nil }
+        guard let label = InstanceQuery.label(at: point, in: runLabels, searchRadius: radius) else { return nil }
         return subjects[Int(label) - 1]
     }
 

@@ -28,8 +28,11 @@ public enum ConnectedComponents {
 /// The instances of a hard mask: components with specks dropped, holes optionally filled, numbered
 /// by decreasing area (ties: raster order of the first pixel).
 public struct InstanceSegmentation: Sendable {
-    /// Labels at mask size: 0 background (and dropped specks), `k` for `instances[k - 1]`.
-    public let labels: LabelMap
+    /// Labels at mask size: 0 background (and dropped specks), `k` for `instances[k - 1]` (made from
+    /// `runLabels` on each access).
+    public var labels: LabelMap { runLabels.labelMap() }
+    /// The labels as runs.
+    package let runLabels: RunLabels
     /// The instances, largest first; `instances[i].label == i + 1`.
     public let instances: [Instance]
 
@@ -49,9 +52,34 @@ public struct InstanceSegmentation: Sendable {
     package init(mask: GrayImage, scoreRows score: MapRows?, options: InstanceOptions = InstanceOptions(),
                  threads: Int = Parallel.defaultThreads) {
         let filled = options.fillHoles ? HoleFilling.filled(mask, connectivity: options.connectivity, threads: threads) : mask
-        let runs = RunComponents(mask: filled, connectivity: options.connectivity, threads: threads)
+        self.init(runs: RunComponents(mask: filled, connectivity: options.connectivity, threads: threads), score: score,
+                  options: options, threads: threads)
+    }
+
+    /// The instances of `map >= threshold` (the hard mask of a soft one), without making the mask
+    /// image unless holes are to be filled.
+    package init(thresholding map: FloatMap, at threshold: Float, scoreRows score: MapRows?,
+                 options: InstanceOptions = InstanceOptions(), threads: Int = Parallel.defaultThreads) {
+        if options.fillHoles {
+            self.init(mask: Threshold.mask(map, threshold: threshold, threads: threads), scoreRows: score, options: options,
+                      threads: threads)
+            return
+        }
+        let width = map.width
+        let runs = map.values.withUnsafeBufferPointer { values in
+            RunComponents(width: map.width, height: map.height, connectivity: options.connectivity, threads: threads) { y, scratch in
+                let row = values.nonEmptyBase + y &* width
+                for x in 0 ..< width { scratch[x] = row[x] >= threshold ? 255 : 0 }
+                return UnsafePointer(scratch)
+            }
+        }
+        self.init(runs: runs, score: score, options: options, threads: threads)
+    }
+
+    /// Ranks the components of `runs` into instances.
+    private init(runs: RunComponents, score: MapRows?, options: InstanceOptions, threads: Int) {
         let components = runs.statistics(score: score, threads: threads)
-        let minimum = max(1, options.minimumArea.pixels(forImagePixels: mask.width * mask.height))
+        let minimum = max(1, options.minimumArea.pixels(forImagePixels: runs.width * runs.height))
         var kept = components.indices.filter { components[$0].area >= minimum }
         kept.sort { components[$0].area != components[$1].area ? components[$0].area > components[$1].area : $0 < $1 }
         if options.keepLargestOnly { kept = Array(kept.prefix(1)) }
@@ -65,8 +93,7 @@ public struct InstanceSegmentation: Sendable {
             instances.append(instance)
         }
         self.instances = instances
-        labels = LabelMap(width: mask.width, height: mask.height,
-                          labels: runs.labelImage(labelOf: labelOf, threads: threads), count: instances.count)
+        runLabels = RunLabels(runs: runs, labelOf: labelOf, count: instances.count)
     }
 }
 

@@ -23,6 +23,15 @@ public struct OwnershipMap: Sendable {
 
     /// Finds the owners for `labels` within `reach` photo pixels (clamped to the photo's width + height).
     public init(labels: LabelMap, reach: Int, threads: Int = Parallel.defaultThreads) {
+        self.init(labels: LabelRows(labels), reach: reach, threads: threads)
+    }
+
+    /// `init(labels:reach:threads:)` for labels kept as runs.
+    package init(labels: RunLabels, reach: Int, threads: Int = Parallel.defaultThreads) {
+        self.init(labels: LabelRows(labels), reach: reach, threads: threads)
+    }
+
+    private init(labels: LabelRows, reach: Int, threads: Int) {
         width = labels.width
         height = labels.height
         let s = GuidedFilter.defaultSubsampling(width: width, height: height)
@@ -37,23 +46,14 @@ public struct OwnershipMap: Sendable {
         }
         let width = width, height = height
         let reach = min(max(reach, 0), width + height)
-        labels.labels.withUnsafeBufferPointer { source in
-            grid.withUnsafeMutableBufferPointer { grid in
-                nonisolated(unsafe) let grid = grid
-                Parallel.forEach(count: gh, threads: threads, minimumPerPart: 8) { rows in
-                    for gy in rows {
-                        for y in gy * s ..< min(gy * s + s, height) {
-                            let row = source.nonEmptyBase + y &* width
-                            for gx in 0 ..< gw {
-                                var best = grid[gy &* gw &+ gx]
-                                for x in gx &* s ..< min(gx &* s &+ s, width) { best = max(best, row[x]) }
-                                grid[gy &* gw &+ gx] = best
-                            }
-                        }
-                    }
+        grid.withUnsafeMutableBufferPointer { grid in
+            nonisolated(unsafe) let grid = grid
+            Parallel.forEach(count: gh, threads: threads, minimumPerPart: 8) { rows in
+                for gy in rows {
+                    labels.addBlockMaxima(rows: gy * s ..< min(gy * s + s, height), block: s, into: grid.nonEmptyBase + gy &* gw)
                 }
-                Self.chamfer(grid.nonEmptyBase, width: gw, height: gh, limit: Int32(3 * max(1, (reach + s - 1) / s)))
             }
+            Self.chamfer(grid.nonEmptyBase, width: gw, height: gh, limit: Int32(3 * max(1, (reach + s - 1) / s)))
         }
         self.grid = grid
     }
@@ -104,6 +104,17 @@ public struct OwnershipMap: Sendable {
     /// `clamp((soft - snap) / (1 - 2 snap), 0, 1)`.
     public func ownedAlpha(_ soft: consuming FloatMap, labels: LabelMap, threshold: Float, snap: Float = 0,
                            threads: Int = Parallel.defaultThreads) -> FloatMap {
+        ownedAlpha(soft, labels: LabelRows(labels), threshold: threshold, snap: snap, threads: threads)
+    }
+
+    /// `ownedAlpha(_:labels:threshold:snap:threads:)` for labels kept as runs.
+    package func ownedAlpha(_ soft: consuming FloatMap, labels: RunLabels, threshold: Float, snap: Float = 0,
+                            threads: Int = Parallel.defaultThreads) -> FloatMap {
+        ownedAlpha(soft, labels: LabelRows(labels), threshold: threshold, snap: snap, threads: threads)
+    }
+
+    private func ownedAlpha(_ soft: consuming FloatMap, labels: LabelRows, threshold: Float, snap: Float,
+                            threads: Int) -> FloatMap {
         precondition(snap >= 0 && snap < 0.5, "snap must be in 0..<0.5")
         precondition(soft.width == width && soft.height == height && labels.width == width, "sizes must match")
         let gain = 1 / (1 - 2 * snap)
@@ -123,6 +134,15 @@ public struct OwnershipMap: Sendable {
 
     /// `alpha` where the pixel's owner is in `keeping`, else 0.
     public func alpha(_ alpha: FloatMap, labels: LabelMap, keeping: Set<Int32>, threads: Int = Parallel.defaultThreads) -> FloatMap {
+        self.alpha(alpha, labels: LabelRows(labels), keeping: keeping, threads: threads)
+    }
+
+    /// `alpha(_:labels:keeping:threads:)` for labels kept as runs.
+    package func alpha(_ alpha: FloatMap, labels: RunLabels, keeping: Set<Int32>, threads: Int = Parallel.defaultThreads) -> FloatMap {
+        self.alpha(alpha, labels: LabelRows(labels), keeping: keeping, threads: threads)
+    }
+
+    private func alpha(_ alpha: FloatMap, labels: LabelRows, keeping: Set<Int32>, threads: Int) -> FloatMap {
         precondition(alpha.width == width && alpha.height == height && labels.width == width, "sizes must match")
         var table = [Bool](repeating: false, count: labels.count + 1)
         for label in keeping where label > 0 && Int(label) <= labels.count { table[Int(label)] = true }
@@ -142,17 +162,19 @@ public struct OwnershipMap: Sendable {
     }
 
     /// Calls `body(rowStart, labelRow, gridRow, outputRow)` for every photo row, in parallel.
-    private func forEachRow(labels: LabelMap, output: inout [Float], threads: Int,
+    private func forEachRow(labels: LabelRows, output: inout [Float], threads: Int,
                             _ body: (Int, UnsafePointer<Int32>, UnsafePointer<Int32>, UnsafeMutablePointer<Float>) -> Void) {
         let width = width, block = block, gridWidth = gridWidth
-        labels.labels.withUnsafeBufferPointer { labels in
+        labels.withRowReader { read in
             grid.withUnsafeBufferPointer { grid in
                 output.withUnsafeMutableBufferPointer { out in
                     nonisolated(unsafe) let out = out
                     Parallel.forEach(count: height, threads: threads, minimumPerPart: 16) { rows in
+                        let scratch = UnsafeMutablePointer<Int32>.allocate(capacity: width)
+                        defer { scratch.deallocate() }
                         for y in rows {
                             let row = y &* width
-                            body(row, labels.nonEmptyBase + row, grid.nonEmptyBase + (y / block) &* gridWidth, out.nonEmptyBase + row)
+                            body(row, read(y, scratch), grid.nonEmptyBase + (y / block) &* gridWidth, out.nonEmptyBase + row)
                         }
                     }
                 }

@@ -34,21 +34,37 @@ struct RunComponents {
     ///   - background: label the zero pixels instead (used to find holes).
     ///   - connectivity: 4 or 8.
     init(mask: GrayImage, background: Bool = false, connectivity: Connectivity, threads: Int) {
-        width = mask.width
-        height = mask.height
-        let width = mask.width, height = mask.height
+        self = mask.pixels.withUnsafeBufferPointer { pixels in
+            let base = pixels.baseAddress, width = mask.width
+            return RunComponents(width: mask.width, height: mask.height, background: background, connectivity: connectivity,
+                                 threads: threads) { y, _ in
+                guard let base else { preconditionFailure("a mask with rows has pixels") }
+                return base + y &* width
+            }
+        }
+    }
+
+    /// Finds the runs and components of a mask given row by row: `row(y, scratch)` returns row `y`'s
+    /// `width` bytes (non-zero: foreground), made in `scratch` (`width` bytes, one per thread) or
+    /// pointing anywhere that stays valid until the next call; it is called once per row, from
+    /// several threads.
+    init(width: Int, height: Int, background: Bool = false, connectivity: Connectivity, threads: Int,
+         row: (Int, UnsafeMutablePointer<UInt8>) -> UnsafePointer<UInt8>) {
+        self.width = width
+        self.height = height
         let bandCount = (height + Self.bandRows - 1) / Self.bandRows
         var offsets = [Int](repeating: 0, count: height + 1)
         let bands = (0 ..< bandCount).map { _ in BandRuns() }
         let eight = connectivity == .eight
-        mask.pixels.withUnsafeBufferPointer { pixels in
-            offsets.withUnsafeMutableBufferPointer { offsets in
-                nonisolated(unsafe) let offsets = offsets
-                Parallel.forEach(count: bandCount, threads: threads) { range in
-                    for band in range {
-                        let rows = band * Self.bandRows ..< min((band + 1) * Self.bandRows, height)
-                        bands[band].scan(pixels: pixels.nonEmptyBase, width: width, rows: rows,
-                                         background: background, eight: eight, rowCounts: offsets)
+        offsets.withUnsafeMutableBufferPointer { offsets in
+            nonisolated(unsafe) let offsets = offsets
+            Parallel.forEach(count: bandCount, threads: threads) { range in
+                let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: max(width, 1))
+                defer { scratch.deallocate() }
+                for band in range {
+                    let rows = band * Self.bandRows ..< min((band + 1) * Self.bandRows, height)
+                    bands[band].scan(width: width, rows: rows, background: background, eight: eight, rowCounts: offsets) { y in
+                        row(y, scratch)
                     }
                 }
             }

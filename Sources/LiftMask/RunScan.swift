@@ -32,15 +32,15 @@ final class BandRuns: @unchecked Sendable {
         capacity = newCapacity
     }
 
-    /// Scans `rows` of the mask, storing each row's run count in `rowCounts[y]` and unioning runs of
-    /// consecutive rows inside the band.
-    func scan(pixels: UnsafePointer<UInt8>, width: Int, rows: Range<Int>, background: Bool, eight: Bool,
-              rowCounts: UnsafeMutableBufferPointer<Int>) {
+    /// Scans `rows` of the mask (`pixels(y)`: row `y`'s bytes), storing each row's run count in
+    /// `rowCounts[y]` and unioning runs of consecutive rows inside the band.
+    func scan(width: Int, rows: Range<Int>, background: Bool, eight: Bool, rowCounts: UnsafeMutableBufferPointer<Int>,
+              pixels: (Int) -> UnsafePointer<UInt8>) {
         var previous = 0 ..< 0
         for y in rows {
             reserve(width / 2 + 1)
             let first = count
-            let row = pixels + y &* width
+            let row = pixels(y)
             var x = 0
             while true {
                 x = background ? RowScan.firstZero(row, from: x, width: width) : RowScan.firstNonzero(row, from: x, width: width)
