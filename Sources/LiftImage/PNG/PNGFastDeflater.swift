@@ -20,11 +20,19 @@ enum PNGFastDeflater {
     static func compress(_ segment: UnsafeBufferPointer<UInt8>, pixelBytes: Int, final: Bool) -> [UInt8] {
         guard let data = segment.baseAddress, !segment.isEmpty else { preconditionFailure("a segment holds at least one row") }
         precondition((1...8).contains(pixelBytes), "PNG pixels are 1…8 bytes")
-        var counter = SymbolCounter()
+        // The tables live on the heap, apart from the sinks' running state: kept in the same stack
+        // frame, the state's stores could alias the tables' loads for LLVM and stayed in memory.
+        let counts = UnsafeMutablePointer<UInt32>.allocate(capacity: SymbolCounter.tableEntries)
+        let codes = UnsafeMutablePointer<UInt64>.allocate(capacity: TokenWriter.tableEntries)
+        defer {
+            counts.deallocate()
+            codes.deallocate()
+        }
+        var counter = SymbolCounter(tables: counts)
         DeflateTokenizer.tokenize(data, count: segment.count, pixelBytes: pixelBytes, into: &counter)
         var frequencies = counter.frequencies()
         frequencies[256] = 1
-        let literalCode = DeflateHuffmanCode(frequencies: frequencies, limit: 15)
+        let literalCode = DeflateHuffmanCode(frequencies: frequencies, limit: 14)
         let distances = DistanceCodes(pixelBytes: pixelBytes)
         let header = DeflateBlockHeader(literalLengths: literalCode.lengths, distanceLengths: distances.lengths)
         // Bits of the Huffman block: header, codes, length extra bits, distance codes.
@@ -39,7 +47,7 @@ enum PNGFastDeflater {
             var writer = DeflateBitWriter(buffer: buffer)
             if huffmanBytes <= storedBytes {
                 header.write(final: final, to: &writer)
-                var tokens = TokenWriter(writer: writer, literalCode: literalCode, distances: distances)
+                var tokens = TokenWriter(writer: writer, literalCode: literalCode, distances: distances, tables: codes)
                 DeflateTokenizer.tokenize(data, count: segment.count, pixelBytes: pixelBytes, into: &tokens)
                 writer = tokens.writer
                 writer.write(UInt64(literalCode.codes[256]), count: Int(literalCode.lengths[256]))
@@ -91,25 +99,47 @@ enum PNGFastDeflater {
 
     /// Counts literal/length symbols, the extra bits of the lengths and the matches.
     private struct SymbolCounter: DeflateTokenSink {
-        /// Occurrences of each literal/length symbol, in a fixed-size tuple (no array checks in the loop).
-        private var counts = InlineArray<286, Int>(repeating: 0)
+        /// Counters in the tables: 4 × 256 literals, then 30 for the length symbols.
+        static let tableEntries = 4 * 256 + 30
+        /// Occurrences of each literal, in four tables that bytes 0/4, 1/5, 2/6 and 3/7 of a word go
+        /// to: neighbouring equal bytes (common in residuals) would otherwise wait on each other's
+        /// increment. UInt32 suffices: a segment is under 2^32 bytes (rows under 2^30, few per segment).
+        private let literalCounts: UnsafeMutablePointer<UInt32>
+        /// Occurrences of each length symbol 257…285, at index symbol − 256.
+        private let lengthCounts: UnsafeMutablePointer<UInt32>
         private(set) var extraBits = 0, nearMatches = 0, pixelMatches = 0
 
-        /// The counts, indexed by symbol.
-        func frequencies() -> [Int] { (0..<286).map { counts[$0] } }
+        /// A counter at zero whose counts live in `tables` (`tableEntries` entries).
+        init(tables: UnsafeMutablePointer<UInt32>) {
+            tables.initialize(repeating: 0, count: Self.tableEntries)
+            literalCounts = tables
+            lengthCounts = tables + 4 * 256
+        }
+
+        /// The counts, indexed by literal/length symbol (0 for end of block, 256).
+        func frequencies() -> [Int] {
+            var frequencies = [Int](repeating: 0, count: 286)
+            for byte in 0..<256 {
+                for table in 0..<4 { frequencies[byte] += Int(literalCounts[table * 256 + byte]) }
+            }
+            for symbol in 257..<286 { frequencies[symbol] = Int(lengthCounts[symbol - 256]) }
+            return frequencies
+        }
 
         @inline(__always)
-        mutating func literal(_ byte: UInt8) { counts[unchecked: Int(byte)] &+= 1 }
+        mutating func literal(_ byte: UInt8) { literalCounts[Int(byte)] &+= 1 }
 
         @inline(__always)
         mutating func literals(_ word: UInt64) {
-            for k in 0..<8 { counts[unchecked: Int(truncatingIfNeeded: word &>> UInt64(k &* 8) & 0xFF)] &+= 1 }
+            for k in 0..<8 {
+                literalCounts[(k & 3) &* 256 &+ Int(truncatingIfNeeded: word &>> UInt64(k &* 8) & 0xFF)] &+= 1
+            }
         }
 
         @inline(__always)
         mutating func match(_ length: Int, pixel: Bool) {
             let code = DeflateLengthCode.table[length]
-            counts[unchecked: code.symbol] &+= 1
+            lengthCounts[code.symbol &- 256] &+= 1
             extraBits &+= code.extraBits
             if pixel { pixelMatches &+= 1 } else { nearMatches &+= 1 }
         }
@@ -118,57 +148,64 @@ enum PNGFastDeflater {
     /// Writes tokens with a segment's codes; each table entry is a code's bits in the low 32 bits and its
     /// bit count in the high 32 (for lengths: the length code and its extra bits together).
     private struct TokenWriter: DeflateTokenSink {
+        /// Entries in the tables: 256 literals, then lengths 0…258 (0…2 unused).
+        static let tableEntries = 256 + 259
         var writer: DeflateBitWriter
-        private var literalTable = InlineArray<256, UInt64>(repeating: 0)
-        private var matchTable = InlineArray<259, UInt64>(repeating: 0)
+        private let literalTable: UnsafePointer<UInt64>, matchTable: UnsafePointer<UInt64>
         private let distances: DistanceCodes
 
-        init(writer: DeflateBitWriter, literalCode: DeflateHuffmanCode, distances: DistanceCodes) {
+        /// A writer whose tables are filled into `tables` (`tableEntries` entries).
+        init(writer: DeflateBitWriter, literalCode: DeflateHuffmanCode, distances: DistanceCodes, tables: UnsafeMutablePointer<UInt64>) {
             self.writer = writer
             self.distances = distances
             for byte in 0..<256 {
-                literalTable[byte] = UInt64(literalCode.codes[byte]) | UInt64(literalCode.lengths[byte]) << 32
+                tables[byte] = UInt64(literalCode.codes[byte]) | UInt64(literalCode.lengths[byte]) << 32
             }
+            let matches = tables + 256
+            matches.initialize(repeating: 0, count: 3)
             for length in 3...258 {
                 let code = DeflateLengthCode.table[length]
                 let codeBits = Int(literalCode.lengths[code.symbol])
                 let bits = UInt64(literalCode.codes[code.symbol]) | UInt64(code.extra) << UInt64(codeBits)
-                matchTable[length] = bits | UInt64(codeBits + code.extraBits) << 32
+                matches[length] = bits | UInt64(codeBits + code.extraBits) << 32
             }
+            literalTable = UnsafePointer(tables)
+            matchTable = UnsafePointer(matches)
         }
 
         @inline(__always)
         mutating func literal(_ byte: UInt8) {
-            let entry = literalTable[unchecked: Int(byte)]
+            let entry = literalTable[Int(byte)]
             writer.write(entry & 0xFFFF_FFFF, count: Int(truncatingIfNeeded: entry >> 32))
         }
 
         @inline(__always)
         mutating func literals(_ word: UInt64) {
-            // Codes of at most 15 bits, three per write (45 bits): bytes 0-2, 3-5, 6-7.
-            writeThree(word, from: 0)
-            writeThree(word, from: 3)
-            let (bits6, count6) = code(word, 6), (bits7, count7) = code(word, 7)
-            writer.write(bits6 | bits7 &<< count6, count: Int(truncatingIfNeeded: count6 &+ count7))
+            // Codes of at most 14 bits, four per write (56 bits): bytes 0-3, then 4-7.
+            writeFour(word, from: 0)
+            writeFour(word, from: 4)
         }
 
-        /// Writes the codes of bytes `first`, `first + 1` and `first + 2` of `word` at once.
+        /// Writes the codes of bytes `first` ..< `first + 4` of `word` at once.
         @inline(__always)
-        private mutating func writeThree(_ word: UInt64, from first: Int) {
-            let (bits0, count0) = code(word, first), (bits1, count1) = code(word, first &+ 1), (bits2, count2) = code(word, first &+ 2)
-            writer.write(bits0 | bits1 &<< count0 | bits2 &<< (count0 &+ count1), count: Int(truncatingIfNeeded: count0 &+ count1 &+ count2))
+        private mutating func writeFour(_ word: UInt64, from first: Int) {
+            let (bits0, count0) = code(word, first), (bits1, count1) = code(word, first &+ 1)
+            let (bits2, count2) = code(word, first &+ 2), (bits3, count3) = code(word, first &+ 3)
+            let low = bits0 | bits1 &<< count0, high = bits2 | bits3 &<< count2
+            let lowCount = count0 &+ count1
+            writer.write(low | high &<< lowCount, count: Int(truncatingIfNeeded: lowCount &+ count2 &+ count3))
         }
 
         /// The code of byte `k` of `word`: its bits and bit count.
         @inline(__always)
         private func code(_ word: UInt64, _ k: Int) -> (UInt64, UInt64) {
-            let entry = literalTable[unchecked: Int(truncatingIfNeeded: word &>> UInt64(truncatingIfNeeded: k &* 8) & 0xFF)]
+            let entry = literalTable[Int(truncatingIfNeeded: word &>> UInt64(truncatingIfNeeded: k &* 8) & 0xFF)]
             return (entry & 0xFFFF_FFFF, entry &>> 32)
         }
 
         @inline(__always)
         mutating func match(_ length: Int, pixel: Bool) {
-            let entry = matchTable[unchecked: length], count = entry &>> 32
+            let entry = matchTable[length], count = entry &>> 32
             let distance = pixel ? distances.pixel : distances.near
             writer.write(entry & 0xFFFF_FFFF | distance.bits &<< count, count: Int(truncatingIfNeeded: count &+ distance.count))
         }

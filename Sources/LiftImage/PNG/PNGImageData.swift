@@ -52,7 +52,7 @@ struct PNGImageData {
                     Parallel.claimEach(count: count, threads: threads) { claim in
                         guard let firstSegment = claim() else { return }
                         let rows = min(segmentRows, height) + min(dictionaryRows, height)
-                        let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: 7 * rowBytes + rows * stride)
+                        let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: 2 * rowBytes + rows * stride)
                         defer { scratch.deallocate() }
                         var deflater: PNGDeflater?
                         if case .zlib(let level, let strategy) = compressor {
@@ -67,8 +67,8 @@ struct PNGImageData {
                         while let s = next {
                             let start = s * segmentRows, end = min(start + segmentRows, height)
                             let first = start - min(dictionaryRows, start)
-                            filterRows(first..<end, scratch: scratch, into: scratch + 7 * rowBytes, packRow: packRow)
-                            let filtered = scratch + 7 * rowBytes
+                            filterRows(first..<end, scratch: scratch, into: scratch + 2 * rowBytes, packRow: packRow)
+                            let filtered = scratch + 2 * rowBytes
                             let before = (start - first) * stride
                             let segment = UnsafeBufferPointer(start: filtered + before, count: (end - start) * stride)
                             let primed = min(before, Self.window)
@@ -111,11 +111,10 @@ struct PNGImageData {
     }
 
     /// Writes rows `rows`, each as its filter-type byte and residuals, one after another to `out`.
-    /// `scratch` holds 7 rows: the raw previous and current rows and the five candidate residual rows.
+    /// `scratch` holds 2 rows: the raw previous and current rows.
     private func filterRows(_ rows: Range<Int>, scratch: UnsafeMutablePointer<UInt8>, into out: UnsafeMutablePointer<UInt8>,
                             packRow: (Int, UnsafeMutablePointer<UInt8>) -> Void) {
         var previous = scratch, current = scratch + rowBytes
-        let candidates = scratch + 2 * rowBytes
         if rows.lowerBound == 0 {
             previous.initialize(repeating: 0, count: rowBytes)
         } else {
@@ -124,19 +123,8 @@ struct PNGImageData {
         for (i, y) in rows.enumerated() {
             packRow(y, current)
             let row = out + i * (rowBytes + 1)
-            var type = fixedFilter
-            if adaptive {
-                var best = Int.max
-                for t in UInt8(0)...4 {
-                    let candidate = candidates + Int(t) * rowBytes
-                    PNGRowFilter.apply(t, row: current, previous: previous, count: rowBytes, bpp: bpp, out: candidate)
-                    let cost = PNGRowFilter.cost(candidate, count: rowBytes)
-                    if cost < best { best = cost; type = t }
-                }
-                (row + 1).update(from: candidates + Int(type) * rowBytes, count: rowBytes)
-            } else {
-                PNGRowFilter.apply(type, row: current, previous: previous, count: rowBytes, bpp: bpp, out: row + 1)
-            }
+            let type = adaptive ? PNGRowFilter.choose(row: current, previous: previous, count: rowBytes, bpp: bpp) : fixedFilter
+            PNGRowFilter.apply(type, row: current, previous: previous, count: rowBytes, bpp: bpp, out: row + 1)
             row[0] = type
             swap(&previous, &current)
         }
