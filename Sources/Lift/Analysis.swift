@@ -66,19 +66,18 @@ public struct Analysis: Sendable {
     /// threshold should), subjects `keepLargestOnly` leaves out are removed with their soft fringe,
     /// filled holes are opaque; with refinement, levels are stretched by `(a - 0.03) / 0.94` and
     /// clamped, so values within 3 % of 0 or 1 become 0 or 1.
-    public let alpha: FloatMap
+    public var alpha: FloatMap { ownedAlpha.rows().materialized(threads: threads) }
     /// Instance labels at photo size: 0 background, `subject.label` (= index + 1) for each subject
     /// (made on each access from `runLabels`, 4 bytes per photo pixel).
-    public var labels: LabelMap { runLabels.labelMap(threads: max(1, options.threads ?? Parallel.defaultThreads)) }
+    public var labels: LabelMap { runLabels.labelMap(threads: threads) }
     /// The labels as the hard mask's runs.
     let runLabels: RunLabels
     /// The subjects, largest first.
     public let subjects: [Subject]
-    /// Which subject each pixel's soft alpha belongs to: its label, or for the soft fringe outside the
-    /// hard mask the nearest subject within the refinement reach (0: none).
-    let ownership: OwnershipMap
-    /// The labels `ownership` was made from: `labels`, plus the subjects `keepLargestOnly` left out.
-    let ownerLabels: RunLabels
+    /// The alpha, one byte per pixel with its exact values at hand; it knows which subject each
+    /// pixel's soft alpha belongs to (its label, or for the soft fringe outside the hard mask the
+    /// nearest subject within the refinement reach, also those `keepLargestOnly` left out).
+    let ownedAlpha: OwnedAlpha
 
     /// Analyses a photo given the model's probability map for it.
     /// - Parameters:
@@ -112,26 +111,26 @@ public struct Analysis: Sendable {
             let value = probability.values[i]
             probability.values[i] = value > 0 ? min(value, 1) : 0
         }
-        // The upsampled map is read row by row where it is only summed (the guided filter's block
-        // means, the subjects' scores): a photo-sized map is made only when it is the alpha itself.
+        // Nothing photo-sized is stored but the alpha's byte per pixel: the upsampled map and the
+        // refined soft map are computed row by row each time a stage reads them.
         let upsampled = try MaskResize.bilinearRows(probability, width: photo.width, height: photo.height, placement: placement)
         let factor = placement.upsamplingFactor(mapWidth: probability.width, mapHeight: probability.height,
                                                 photoWidth: photo.width, photoHeight: photo.height)
         let radius = options.refineRadius ?? min(64, max(2, Int((factor / 2).rounded())))
-        let soft: FloatMap
+        let soft: any MapRowSampler
         if options.refine {
             // The filter feathers the thresholded mask (He et al.'s feathering): fed the soft map, it
             // would keep the map's blur as semi-transparency just inside every edge.
             let filter = GuidedFilter(radius: radius, epsilon: options.refineEpsilon,
                                       subsampling: GuidedFilter.defaultSubsampling(width: photo.width, height: photo.height))
-            soft = filter.apply(guide: photo, input: upsampled, inputThreshold: options.threshold, threads: threads)
+            soft = filter.output(guide: photo, input: MapRows(upsampled), inputThreshold: options.threshold, threads: threads)
         } else {
-            soft = upsampled.materialized(threads: threads)
+            soft = upsampled
         }
         // Every instance is labelled, also those `keepLargestOnly` leaves out: they own their soft
         // fringe, so it goes with them instead of to a kept neighbour.
         let segmentation = InstanceSegmentation(
-            thresholding: soft, at: options.threshold, scoreRows: upsampled,
+            thresholding: MapRows(soft), at: options.threshold, scoreRows: MapRows(upsampled),
             options: InstanceOptions(connectivity: options.connectivity, minimumArea: options.minimumArea,
                                      fillHoles: options.fillHoles),
             threads: threads)
@@ -139,20 +138,19 @@ public struct Analysis: Sendable {
         let ownership = OwnershipMap(labels: segmentation.runLabels, reach: reach, threads: threads)
         self.photo = photo
         self.options = options
-        self.ownership = ownership
-        ownerLabels = segmentation.runLabels
+        var instances = segmentation.instances
+        let keepLargest = options.keepLargestOnly && instances.count > 1
         // The feathered alpha falls a few percent short of 0 and 1 where a window held a pixel of
         // misplaced mask edge; snapping the outer 3 % keeps interiors opaque and backgrounds clear.
-        let owned = ownership.ownedAlpha(soft, labels: segmentation.runLabels, threshold: options.threshold,
-                                         snap: options.refine ? Self.refinedAlphaSnap : 0, threads: threads)
-        var instances = segmentation.instances
-        if options.keepLargestOnly && instances.count > 1 {
+        ownedAlpha = OwnedAlpha(soft: soft, labels: segmentation.runLabels, ownership: ownership, threshold: options.threshold,
+                                snap: options.refine ? Self.refinedAlphaSnap : 0,
+                                keeping: keepLargest ? [false, true] + [Bool](repeating: false, count: instances.count - 1) : nil,
+                                threads: threads)
+        if keepLargest {
             instances = [instances[0]]
-            alpha = ownership.alpha(owned, labels: segmentation.runLabels, keeping: [1], threads: threads)
             runLabels = segmentation.runLabels.relabelled([0, 1] + [Int32](repeating: 0, count: segmentation.instances.count - 1),
                                                          count: 1)
         } else {
-            alpha = owned
             runLabels = segmentation.runLabels
         }
         self.subjects = instances.enumerated().map { index, instance in
@@ -177,14 +175,40 @@ public struct Analysis: Sendable {
     /// belongs to one of them, else 0.
     /// - Throws: `MaskError.unknownSubject` for a subject not from this analysis.
     public func mask(for subjects: [Subject]) throws -> FloatMap {
-        try checkOwn(subjects)
-        // All subjects: the alpha already is their union (no pixel is owned by a subject left out), so
-        // no second photo-sized map is made.
-        let keeping = Set(subjects.map(\.label))
-        if keeping.count == self.subjects.count { return alpha }
-        return ownership.alpha(alpha, labels: ownerLabels, keeping: keeping,
-                               threads: max(1, options.threads ?? Parallel.defaultThreads))
+        try maskRows(for: subjects).materialized(threads: threads)
     }
+
+    /// `mask(for:)` quantised to 8 bits (`FloatMap.grayImage`), one byte per pixel, without the Float map.
+    /// - Throws: `MaskError.unknownSubject` for a subject not from this analysis.
+    public func maskImage(for subjects: [Subject]) throws -> GrayImage {
+        let rows = try maskRows(for: subjects), width = photo.width
+        let pixels = rows.withRowReader { read in
+            [UInt8](unsafeUninitializedCapacity: photo.pixelCount) { out, initialized in
+                nonisolated(unsafe) let out = out
+                Parallel.forEach(count: photo.height, threads: threads, minimumPerPart: 16) { range in
+                    let scratch = rows.allocateScratch()
+                    defer { scratch.deallocate() }
+                    for y in range {
+                        let row = read(y, scratch), o = out.nonEmptyBase + y &* width
+                        for x in 0 ..< width { o[x] = FloatMap.quantised(row[x]) }
+                    }
+                }
+                initialized = photo.pixelCount
+            }
+        }
+        return GrayImage(width: photo.width, height: photo.height, pixels: pixels)
+    }
+
+    /// The rows of `mask(for:)`, computed on demand.
+    private func maskRows(for subjects: [Subject]) throws -> MapRows {
+        try checkOwn(subjects)
+        // All subjects: the alpha already is their union (no pixel is owned by a subject left out).
+        let keeping = Set(subjects.map(\.label))
+        return keeping.count == self.subjects.count ? ownedAlpha.rows() : ownedAlpha.rows(keeping: ownedAlpha.keepingTable(keeping))
+    }
+
+    /// Worker threads for the stages run on demand.
+    private var threads: Int { max(1, options.threads ?? Parallel.defaultThreads) }
 
     /// The smallest box holding the hard masks of `subjects` (`nil` when none is given). The soft
     /// fringe can reach a few pixels past it; `image(for:croppedToExtent:)` crops to the visible alpha.
@@ -205,7 +229,6 @@ public struct Analysis: Sendable {
     public func image(for subjects: [Subject], croppedToExtent: Bool = false,
                       background: Background = .transparent, layout: OutputLayout = OutputLayout()) throws -> RGBAImage {
         let (rows, cap) = try composite(for: subjects, croppedToExtent: croppedToExtent, background: background, layout: layout)
-        let threads = max(1, options.threads ?? Parallel.defaultThreads)
         let composed = try Compositor.compose(rows, threads: threads)
         guard let cap else { return composed }
         return AreaDownscale.fit(composed, maxLongSide: cap, threads: threads)
@@ -225,17 +248,17 @@ public struct Analysis: Sendable {
     /// The composite's rows, and the longest side it must then be shrunk to (`nil`: it fits).
     private func composite(for subjects: [Subject], croppedToExtent: Bool, background: Background,
                            layout: OutputLayout) throws -> (CompositeRows, cap: Int?) {
-        let alpha = try mask(for: subjects)
+        let alpha = try maskRows(for: subjects)
         var frame = PixelBox(x: 0, y: 0, width: photo.width, height: photo.height)
         if croppedToExtent {
             // The hard masks' box would cut through the soft fringe: crop to every visible pixel.
             guard let extent = extent(of: subjects) else { throw MaskError.emptySelection(subjectCount: subjects.count) }
-            frame = Framing.crop(extent: Framing.visibleExtent(of: alpha).map { $0.union(extent) } ?? extent,
+            frame = Framing.crop(extent: Framing.visibleExtent(of: alpha, threads: threads).map { $0.union(extent) } ?? extent,
                                  margin: layout.margin)
         }
         if layout.square { frame = Framing.square(frame) }
         let rows = try CompositeRows(photo: photo, alpha: alpha, background: background, frame: frame,
-                                     decontaminate: options.decontaminate, threads: max(1, options.threads ?? Parallel.defaultThreads))
+                                     decontaminate: options.decontaminate, threads: threads)
         if let cap = layout.maxLongSide, cap < 1 {
             throw MaskError.invalidParameter(name: "maxLongSide", value: "\(cap)", expected: "≥ 1")
         }

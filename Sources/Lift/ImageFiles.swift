@@ -59,7 +59,7 @@ public enum ImageFiles {
             let options = PNGEncoder.Options(level: level, reduceColorType: true, metadata: color, threads: threads)
             return try PNGEncoder.encode(width: width, height: rows.frame.height, layout: .rgba, options: options,
                                          opaqueKnown: rows.isOpaque) { y, out in
-                let scratch = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: width)
+                let scratch = UnsafeMutableRawPointer.allocate(byteCount: rows.scratchBytes, alignment: 16)
                 defer { scratch.deallocate() }
                 rows.render(row: y, into: out, scratch: scratch)
             }

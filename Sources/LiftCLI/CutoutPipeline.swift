@@ -155,7 +155,7 @@ public struct CutoutPipeline {
             ? try analysis.imageRows(for: subjects, croppedToExtent: crop, background: options.background, layout: layout) : nil
         let cutout = rows == nil
             ? try analysis.image(for: subjects, croppedToExtent: crop, background: options.background, layout: layout) : nil
-        let maskImage = mask == nil ? nil : try analysis.mask(for: subjects).grayImage()
+        let maskImage = mask == nil ? nil : try analysis.maskImage(for: subjects)
         timings.composite += clock.lap()
         let (threads, level) = (options.threads, options.pngLevel)
         var encoded = if let rows {

@@ -25,8 +25,10 @@ public struct FloatMap: Sendable, Equatable {
 
     /// The map quantised to 8 bits: `round(clamp(v, 0, 1) * 255)`.
     public func grayImage() -> GrayImage {
-        GrayImage(width: width, height: height, pixels: values.map { v in
-            UInt8((min(max(v, 0), 1) * 255).rounded())
-        })
+        GrayImage(width: width, height: height, pixels: values.map(Self.quantised))
     }
+
+    /// One value quantised to 8 bits: `round(clamp(v, 0, 1) * 255)`.
+    @inline(__always)
+    public static func quantised(_ v: Float) -> UInt8 { UInt8((min(max(v, 0), 1) * 255).rounded()) }
 }

@@ -24,7 +24,7 @@ struct Backdrop: @unchecked Sendable {
         }
     }
 
-    init(_ background: Background, photo: RGBAImage, alpha: FloatMap, threads: Int) throws {
+    init(_ background: Background, photo: RGBAImage, alpha: MapRows, threads: Int) throws {
         switch background {
         case .transparent:
             kind = .color(SIMD4())

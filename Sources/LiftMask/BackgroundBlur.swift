@@ -12,7 +12,7 @@ enum BackgroundBlur {
     /// alpha 0 lend nothing: the planes are then the premultiplied colour and the blurred opacity
     /// (0…1), to be interpolated as they are and divided after sampling (`straightened`).
     /// `opaque` says whether every photo alpha is 255 (`photo.isOpaque`, which the caller has at hand).
-    static func blurred(_ photo: RGBAImage, excluding alpha: FloatMap, radius: Int, opaque: Bool,
+    static func blurred(_ photo: RGBAImage, excluding alpha: MapRows, radius: Int, opaque: Bool,
                         threads: Int) -> ([Float], WorkingResolution) {
         let grid = WorkingResolution(width: photo.width, height: photo.height,
                                      block: GuidedFilter.defaultSubsampling(width: photo.width, height: photo.height))
@@ -27,14 +27,12 @@ enum BackgroundBlur {
             let p = buffer.nonEmptyBase
             nonisolated(unsafe) let planes = p
             photo.pixels.withUnsafeBufferPointer { rgba in
-                alpha.values.withUnsafeBufferPointer { a in
-                    if opaque {
-                        BlockAverage.rgbAndMap(rgba: rgba.nonEmptyBase, map: MapRows(alpha), block: grid.block,
-                                               into: (p, p + n, p + 2 * n, p + 3 * n), threads: threads)
-                    } else {
-                        premultipliedAverages(rgba: rgba.nonEmptyBase, map: a.nonEmptyBase, width: photo.width,
-                                              height: photo.height, block: grid.block, into: p, planeSize: n, threads: threads)
-                    }
+                if opaque {
+                    BlockAverage.rgbAndMap(rgba: rgba.nonEmptyBase, map: alpha, block: grid.block,
+                                           into: (p, p + n, p + 2 * n, p + 3 * n), threads: threads)
+                } else {
+                    premultipliedAverages(rgba: rgba.nonEmptyBase, map: alpha, block: grid.block, into: p, planeSize: n,
+                                          threads: threads)
                 }
             }
             Parallel.forEach(count: n, threads: threads, minimumPerPart: 1 << 14) { range in
@@ -83,34 +81,31 @@ enum BackgroundBlur {
 
     /// Block averages of a photo with transparency into five planes of `planeSize`: R·a, G·a, B·a
     /// (0…1), the subject alpha `map`, and a (0…1), so colours count by their photo alpha, unrounded.
-    private static func premultipliedAverages(rgba: UnsafePointer<UInt8>, map: UnsafePointer<Float>, width: Int, height: Int,
-                                              block: Int, into planes: UnsafeMutablePointer<Float>, planeSize n: Int,
-                                              threads: Int) {
-        let lowWidth = (width + block - 1) / block, lowHeight = (height + block - 1) / block
+    private static func premultipliedAverages(rgba: UnsafePointer<UInt8>, map: MapRows, block: Int,
+                                              into planes: UnsafeMutablePointer<Float>, planeSize n: Int, threads: Int) {
+        let width = map.width, lowWidth = (width + block - 1) / block
         nonisolated(unsafe) let planes = planes
-        Parallel.forEach(count: lowHeight, threads: threads, minimumPerPart: 8) { lowRows in
-            for ly in lowRows {
-                let y0 = ly * block, y1 = min(y0 + block, height)
-                for lx in 0 ..< lowWidth {
-                    let x0 = lx * block, x1 = min(x0 + block, width)
-                    // Premultiplied sums in integers (exact), the subject alpha in Float.
-                    var red = 0, green = 0, blue = 0, opacity = 0
-                    var mapSum: Float = 0
-                    for y in y0 ..< y1 {
-                        for x in x0 ..< x1 {
-                            let pixel = rgba + (y &* width &+ x) &* 4, a = Int(pixel[3])
-                            red &+= Int(pixel[0]) &* a; green &+= Int(pixel[1]) &* a; blue &+= Int(pixel[2]) &* a
-                            opacity &+= a
-                            mapSum += map[y &* width &+ x]
-                        }
+        BlockAverage.forEachBlockRow(of: map, block: block, threads: threads) { ly, y0, y1, rowsOfBlock in
+            for lx in 0 ..< lowWidth {
+                let x0 = lx * block, x1 = min(x0 + block, width)
+                // Premultiplied sums in integers (exact), the subject alpha in Float.
+                var red = 0, green = 0, blue = 0, opacity = 0
+                var mapSum: Float = 0
+                for y in y0 ..< y1 {
+                    let values = rowsOfBlock[y &- y0]
+                    for x in x0 ..< x1 {
+                        let pixel = rgba + (y &* width &+ x) &* 4, a = Int(pixel[3])
+                        red &+= Int(pixel[0]) &* a; green &+= Int(pixel[1]) &* a; blue &+= Int(pixel[2]) &* a
+                        opacity &+= a
+                        mapSum += values[x]
                     }
-                    let scale = 1 / Float((y1 - y0) * (x1 - x0)), o = ly &* lowWidth &+ lx
-                    planes[o] = Float(red) * (1 / 65025) * scale
-                    planes[n &+ o] = Float(green) * (1 / 65025) * scale
-                    planes[2 &* n &+ o] = Float(blue) * (1 / 65025) * scale
-                    planes[3 &* n &+ o] = mapSum * scale
-                    planes[4 &* n &+ o] = Float(opacity) * (1 / 255) * scale
                 }
+                let scale = 1 / Float((y1 - y0) * (x1 - x0)), o = ly &* lowWidth &+ lx
+                planes[o] = Float(red) * (1 / 65025) * scale
+                planes[n &+ o] = Float(green) * (1 / 65025) * scale
+                planes[2 &* n &+ o] = Float(blue) * (1 / 65025) * scale
+                planes[3 &* n &+ o] = mapSum * scale
+                planes[4 &* n &+ o] = Float(opacity) * (1 / 255) * scale
             }
         }
     }

@@ -4,7 +4,7 @@ extension UnsafeBufferPointer {
     /// The address of the first element. Every image and map reaching a kernel has at least one
     /// pixel (checked by the stage's entry point), so an empty buffer here is a broken invariant.
     @inline(__always)
-    var nonEmptyBase: UnsafePointer<Element> {
+    package var nonEmptyBase: UnsafePointer<Element> {
         guard let base = baseAddress else { preconditionFailure("LiftMask kernel given an empty buffer") }
         return base
     }
@@ -13,7 +13,7 @@ extension UnsafeBufferPointer {
 extension UnsafeMutableBufferPointer {
     /// The address of the first element (see `UnsafeBufferPointer.nonEmptyBase`).
     @inline(__always)
-    var nonEmptyBase: UnsafeMutablePointer<Element> {
+    package var nonEmptyBase: UnsafeMutablePointer<Element> {
         guard let base = baseAddress else { preconditionFailure("LiftMask kernel given an empty buffer") }
         return base
     }

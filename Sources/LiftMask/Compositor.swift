@@ -32,7 +32,7 @@ public enum Compositor {
         let output = [UInt8](unsafeUninitializedCapacity: area * 4) { out, initialized in
             nonisolated(unsafe) let out = out
             Parallel.forEach(count: frame.height, threads: threads, minimumPerPart: 16) { range in
-                let scratch = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: frame.width)
+                let scratch = UnsafeMutableRawPointer.allocate(byteCount: rows.scratchBytes, alignment: 16)
                 defer { scratch.deallocate() }
                 for fy in range { rows.render(row: fy, into: out.nonEmptyBase + fy &* rowBytes, scratch: scratch) }
             }
@@ -53,7 +53,7 @@ public struct CompositeRows: @unchecked Sendable {
     /// Every output pixel has alpha 255 (an opaque background).
     public var isOpaque: Bool { backdrop.opacity == .opaque }
     private let photo: RGBAImage
-    private let alpha: FloatMap
+    private let alpha: MapRows
     private let backdrop: Backdrop
     /// The local colour means when edge colours are decontaminated.
     private let colors: LocalColorMeans?
@@ -62,6 +62,13 @@ public struct CompositeRows: @unchecked Sendable {
     /// `decontaminate`, the local colour means are computed here, once.
     public init(photo: RGBAImage, alpha: FloatMap, background: Background, frame: PixelBox, decontaminate: Bool,
                 threads: Int = Parallel.defaultThreads) throws {
+        try self.init(photo: photo, alpha: MapRows(alpha), background: background, frame: frame, decontaminate: decontaminate,
+                      threads: threads)
+    }
+
+    /// `init(photo:alpha:…)` with the alpha read row by row (an analysis's refined alpha need not be stored).
+    package init(photo: RGBAImage, alpha: MapRows, background: Background, frame: PixelBox, decontaminate: Bool,
+                 threads: Int = Parallel.defaultThreads) throws {
         precondition(photo.width == alpha.width && photo.height == alpha.height, "alpha must match the photo")
         let limit = DecodingLimits.default.maxPixels
         let (area, overflow) = frame.width.multipliedReportingOverflow(by: frame.height)
@@ -79,23 +86,33 @@ public struct CompositeRows: @unchecked Sendable {
         backdrop = try Backdrop(background, photo: photo, alpha: alpha, threads: threads)
     }
 
-    /// Writes output row `fy` (0 ..< `frame.height`) as RGBA8 to `out` (`frame.width * 4` bytes);
-    /// `scratch` holds `frame.width` values.
-    public func render(row fy: Int, into out: UnsafeMutablePointer<UInt8>, scratch back: UnsafeMutablePointer<SIMD4<Float>>) {
+    /// Bytes of scratch `render` needs (allocate them 16-byte aligned, one per thread).
+    public var scratchBytes: Int { backdropBytes + alpha.scratchBytes }
+
+    /// The backdrop row's bytes at the start of the scratch.
+    private var backdropBytes: Int { frame.width * MemoryLayout<SIMD4<Float>>.stride }
+
+    /// Writes output row `fy` (0 ..< `frame.height`) as RGBA8 to `out` (`frame.width * 4` bytes), using
+    /// `scratch` (`scratchBytes`, 16-byte aligned).
+    public func render(row fy: Int, into out: UnsafeMutablePointer<UInt8>, scratch: UnsafeMutableRawPointer) {
         let width = photo.width, height = photo.height
         let y = frame.y + fy
+        let back = scratch.assumingMemoryBound(to: SIMD4<Float>.self)
         backdrop.fill(back, y: min(max(y, 0), height - 1), x: frame.x, count: frame.width, photoWidth: width)
         let opacity = backdrop.opacity
-        photo.pixels.withUnsafeBufferPointer { src in
-            alpha.values.withUnsafeBufferPointer { a in
+        alpha.withRowReader { read in
+            // Rows above or below the photo (a margin, a square canvas) show no subject.
+            let a: UnsafePointer<Float>? = y >= 0 && y < height ? read(y, scratch + backdropBytes) : nil
+            photo.pixels.withUnsafeBufferPointer { src in
+                let row = src.nonEmptyBase + (a == nil ? 0 : y &* width &* 4)
                 for fx in 0 ..< frame.width {
                     let x = frame.x &+ fx
                     var foreground = SIMD4<Float>()
                     var coverage: Float = 0
-                    if x >= 0, y >= 0, x < width, y < height {
-                        let i = y &* width &+ x
-                        let value = a[i]  // clamped so any map (even NaN) gives a valid pixel
-                        var p = SIMD4<UInt8>(src[i &* 4], src[i &* 4 &+ 1], src[i &* 4 &+ 2], src[i &* 4 &+ 3])
+                    if let a, x >= 0, x < width {
+                        let value = a[x]  // clamped so any map (even NaN) gives a valid pixel
+                        let s = row + x &* 4
+                        var p = SIMD4<UInt8>(s[0], s[1], s[2], s[3])
                         if let colors, value > 0, value < 1 { p = colors.decontaminated(p, alpha: value, x: x, y: y) }
                         foreground = SIMD4(Float(p[0]), Float(p[1]), Float(p[2]), 0)
                         coverage = (value > 0 ? min(value, 1) : 0) * Float(p[3]) * (1 / 255)

@@ -56,21 +56,22 @@ public struct InstanceSegmentation: Sendable {
                   options: options, threads: threads)
     }
 
-    /// The instances of `map >= threshold` (the hard mask of a soft one), without making the mask
-    /// image unless holes are to be filled.
-    package init(thresholding map: FloatMap, at threshold: Float, scoreRows score: MapRows?,
+    /// The instances of `map >= threshold` (the hard mask of a soft map read row by row), without
+    /// making the mask image unless holes are to be filled.
+    package init(thresholding map: MapRows, at threshold: Float, scoreRows score: MapRows?,
                  options: InstanceOptions = InstanceOptions(), threads: Int = Parallel.defaultThreads) {
         if options.fillHoles {
-            self.init(mask: Threshold.mask(map, threshold: threshold, threads: threads), scoreRows: score, options: options,
-                      threads: threads)
+            self.init(mask: Threshold.mask(map.materialized(threads: threads), threshold: threshold, threads: threads),
+                      scoreRows: score, options: options, threads: threads)
             return
         }
-        let width = map.width
-        let runs = map.values.withUnsafeBufferPointer { values in
-            RunComponents(width: map.width, height: map.height, connectivity: options.connectivity, threads: threads) { y, scratch in
-                let row = values.nonEmptyBase + y &* width
-                for x in 0 ..< width { scratch[x] = row[x] >= threshold ? 255 : 0 }
-                return UnsafePointer(scratch)
+        let width = map.width, rowBytes = (map.width + 15) / 16 * 16
+        let runs = map.withRowReader { read in
+            RunComponents(width: map.width, height: map.height, connectivity: options.connectivity, threads: threads,
+                          scratchBytes: rowBytes + map.scratchBytes) { y, scratch in
+                let row = read(y, scratch + rowBytes), bytes = scratch.assumingMemoryBound(to: UInt8.self)
+                for x in 0 ..< width { bytes[x] = row[x] >= threshold ? 255 : 0 }
+                return UnsafePointer(bytes)
             }
         }
         self.init(runs: runs, score: score, options: options, threads: threads)

@@ -19,7 +19,7 @@ public enum ForegroundEstimation {
     public static func decontaminated(_ photo: RGBAImage, alpha: FloatMap, threads: Int = Parallel.defaultThreads) -> RGBAImage {
         precondition(photo.width == alpha.width && photo.height == alpha.height, "alpha must match the photo")
         guard photo.pixelCount > 0 else { return photo }
-        let colors = LocalColorMeans(photo: photo, alpha: alpha, threads: threads)
+        let colors = LocalColorMeans(photo: photo, alpha: MapRows(alpha), threads: threads)
         var pixels = photo.pixels
         let width = photo.width
         alpha.values.withUnsafeBufferPointer { a in
@@ -42,18 +42,17 @@ public enum ForegroundEstimation {
         return RGBAImage(width: photo.width, height: photo.height, pixels: pixels)
     }
 
-    /// The local foreground and background colour means F̄ and B̄ (both levels fused) on the reduced grid,
-    /// for `LocalColorMeans.decontaminated`: 6 planes (F̄ R, G, B, B̄ R, G, B; colour 0…1) of `grid.lowCount`.
-    static func localMeans(_ photo: RGBAImage, alpha: FloatMap, grid: WorkingResolution, into result: UnsafeMutablePointer<Float>,
+    /// The local foreground and background colour means F̄ and B̄ (both levels fused) on the reduced
+    /// grid, for `LocalColorMeans.decontaminated`, in `planes` (12 planes of `grid.lowCount`; the
+    /// result is planes 4-6, F̄ R, G, B, and 7-9, B̄ R, G, B; colour 0…1; the others are scratch).
+    static func localMeans(_ photo: RGBAImage, alpha: MapRows, grid: WorkingResolution, planes p: UnsafeMutablePointer<Float>,
                            threads: Int) {
         let n = grid.lowCount
         let long = Double(max(photo.width, photo.height))
         // Planes: 0-2 I, 3 α, 4-6 F̄, 7-9 B̄, 10 box(α), 11 scratch.
-        let p = UnsafeMutablePointer<Float>.allocate(capacity: 12 * n)
-        defer { p.deallocate() }
         nonisolated(unsafe) let planes = p
         photo.pixels.withUnsafeBufferPointer { rgba in
-            BlockAverage.rgbAndMap(rgba: rgba.nonEmptyBase, map: MapRows(alpha), block: grid.block,
+            BlockAverage.rgbAndMap(rgba: rgba.nonEmptyBase, map: alpha, block: grid.block,
                                    into: (p, p + n, p + 2 * n, p + 3 * n), threads: threads)
         }
         // Level 1 (window ≈ 1/12 of the photo): F and B both start from I.
@@ -61,7 +60,6 @@ public enum ForegroundEstimation {
         // F1 = F̄ + α(I − αF̄ − (1−α)B̄), written into the F̄ planes, then level 2 (narrow window).
         correct(planes, n: n, threads: threads)
         fuse(planes, n: n, grid: grid, radius: grid.lowRadius(long / 170), foreground: planes + 4 * n, threads: threads)
-        result.update(from: p + 4 * n, count: 6 * n)
     }
 
     /// Local means F̄ = box(F·α)/box(α) into planes 4-6 and B̄ = box(B·(1-α))/box(1-α) into 7-9,
@@ -119,16 +117,18 @@ public enum ForegroundEstimation {
 final class LocalColorMeans: @unchecked Sendable {
     // @unchecked: the planes are written once in init and only read afterwards.
     private let grid: WorkingResolution
-    /// F̄ R, G, B then B̄ R, G, B, each `grid.lowCount` floats, colour 0…1.
+    /// `ForegroundEstimation.localMeans`'s 12 planes of `grid.lowCount` floats; F̄ R, G, B then B̄ R,
+    /// G, B (colour 0…1) start at plane 4 (the whole block is kept: copying the six out would need
+    /// more memory at once than keeping the scratch planes).
     private let planes: UnsafeMutablePointer<Float>
 
     /// Estimates the means for `photo` (straight alpha) and its subject's soft `alpha` (photo size, 0…1)
     /// on the guided filter's grid.
-    init(photo: RGBAImage, alpha: FloatMap, threads: Int) {
+    init(photo: RGBAImage, alpha: MapRows, threads: Int) {
         grid = WorkingResolution(width: photo.width, height: photo.height,
                                  block: GuidedFilter.defaultSubsampling(width: photo.width, height: photo.height))
-        planes = .allocate(capacity: 6 * grid.lowCount)
-        ForegroundEstimation.localMeans(photo, alpha: alpha, grid: grid, into: planes, threads: threads)
+        planes = .allocate(capacity: 12 * grid.lowCount)
+        ForegroundEstimation.localMeans(photo, alpha: alpha, grid: grid, planes: planes, threads: threads)
     }
 
     deinit { planes.deallocate() }
@@ -138,7 +138,7 @@ final class LocalColorMeans: @unchecked Sendable {
     /// For 0 < `alpha` < 1.
     @inline(__always)
     func decontaminated(_ pixel: SIMD4<UInt8>, alpha: Float, x: Int, y: Int) -> SIMD4<UInt8> {
-        let f = grid.sample3(planes, x: x, y: y), b = grid.sample3(planes + 3 &* grid.lowCount, x: x, y: y)
+        let f = grid.sample3(planes + 4 &* grid.lowCount, x: x, y: y), b = grid.sample3(planes + 7 &* grid.lowCount, x: x, y: y)
         let observed = SIMD4<Float>(Float(pixel[0]), Float(pixel[1]), Float(pixel[2]), 0) * (1 / 255)
         var estimate = f + alpha * (observed - alpha * f - (1 - alpha) * b)
         estimate.replace(with: observed, where: .!(estimate .== estimate))  // NaN from a NaN map

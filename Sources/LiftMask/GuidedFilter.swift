@@ -50,6 +50,13 @@ public struct GuidedFilter: Sendable, Hashable {
     /// `apply` with the input read row by row (an upsampled map need not be stored to be filtered).
     package func apply(guide: RGBAImage, input: MapRows, inputThreshold: Float? = nil,
                        threads: Int = Parallel.defaultThreads) -> FloatMap {
+        MapRows(output(guide: guide, input: input, inputThreshold: inputThreshold, threads: threads))
+            .materialized(threads: threads)
+    }
+
+    /// The filter's output as rows computed on demand: the averaged coefficients a and b on the
+    /// grid, and the guide, so the output need not be stored (`apply` stores it).
+    package func output(guide: RGBAImage, input: MapRows, inputThreshold: Float?, threads: Int) -> any MapRowSampler {
         precondition(guide.width == input.width && guide.height == input.height, "guide and input must have the same size")
         let width = input.width, height = input.height
         precondition(width > 0 && height > 0, "the input has pixels")
@@ -110,38 +117,79 @@ public struct GuidedFilter: Sendable, Hashable {
         for plane in 4 ..< 8 {
             BoxFilter.mean(p + plane * n, scratch: scratch, width: lowWidth, height: lowHeight, radius: lowRadius, threads: threads)
         }
-        let scale = 1 / Double(s)
-        let columns = BilinearTaps(count: width, sourceCount: lowWidth, scale: scale, offset: 0.5 * scale - 0.5)
-        let rows = BilinearTaps(count: height, sourceCount: lowHeight, scale: scale, offset: 0.5 * scale - 0.5)
-        let output = guide.pixels.withUnsafeBufferPointer { rgba in
-            [Float](unsafeUninitializedCapacity: width * height) { out, initialized in
-                nonisolated(unsafe) let out = out
-                let first = columns.first, second = columns.second, weight = columns.weight
-                let a0 = p + 4 * n, a1 = p + 5 * n, a2 = p + 6 * n, b = p + 7 * n
-                Parallel.forEach(count: height, threads: threads, minimumPerPart: 16) { range in
-                    let blended = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: lowWidth)
-                    defer { blended.deallocate() }
-                    for y in range {
-                        let r0 = rows.first[y] &* lowWidth, r1 = rows.second[y] &* lowWidth, wy = rows.weight[y]
-                        for i in 0 ..< lowWidth {
-                            let top = SIMD4(a0[r0 &+ i], a1[r0 &+ i], a2[r0 &+ i], b[r0 &+ i])
-                            let bottom = SIMD4(a0[r1 &+ i], a1[r1 &+ i], a2[r1 &+ i], b[r1 &+ i])
-                            blended[i] = (top + wy * (bottom - top)) * SIMD4(1 / 255, 1 / 255, 1 / 255, 1)
-                        }
-                        let pixel = rgba.nonEmptyBase + y &* width &* 4
-                        let row = out.nonEmptyBase + y &* width
-                        for x in 0 ..< width {
-                            let left = blended[first[x]], right = blended[second[x]]
-                            let c = left + weight[x] * (right - left)
-                            let guideColor = SIMD4<Float>(Float(pixel[x &* 4]), Float(pixel[x &* 4 &+ 1]), Float(pixel[x &* 4 &+ 2]), 1)
-                            row[x] = min(max((c * guideColor).sum(), 0), 1)
-                        }
-                    }
-                }
-                initialized = width * height
-            }
+        return GuidedOutput(guide: guide, lowWidth: lowWidth, lowHeight: lowHeight, block: s,
+                            coefficients: (UnsafePointer(planes + 4 * n), UnsafePointer(planes + 5 * n),
+                                           UnsafePointer(planes + 6 * n), UnsafePointer(planes + 7 * n)))
+    }
+}
+
+/// The guided filter's output `q = aᵀ I + b`, row by row: the averaged coefficients on the grid
+/// (R, G, B and b planes), bilinearly upsampled per row (prepared: one blended grid row, the colour
+/// weights scaled to the guide's 0…255), then applied to each guide pixel and clamped to 0…1.
+final class GuidedOutput: MapRowSampler, @unchecked Sendable {
+    // @unchecked: the planes are written once in init and only read afterwards.
+    let width: Int, height: Int
+    private let guide: RGBAImage
+    private let lowWidth: Int, planeSize: Int
+    /// a_R, a_G, a_B, b planes, `planeSize` = `lowWidth × lowHeight` each.
+    private let planes: UnsafeMutablePointer<Float>
+    private let columns: BilinearTaps, rows: BilinearTaps
+
+    /// Copies the four coefficient planes (each `lowWidth × lowHeight`).
+    init(guide: RGBAImage, lowWidth: Int, lowHeight: Int, block: Int,
+         coefficients: (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>)) {
+        width = guide.width
+        height = guide.height
+        self.guide = guide
+        self.lowWidth = lowWidth
+        let n = lowWidth * lowHeight
+        planeSize = n
+        planes = .allocate(capacity: 4 * n)
+        planes.update(from: coefficients.0, count: n)
+        (planes + n).update(from: coefficients.1, count: n)
+        (planes + 2 * n).update(from: coefficients.2, count: n)
+        (planes + 3 * n).update(from: coefficients.3, count: n)
+        let scale = 1 / Double(block)
+        columns = BilinearTaps(count: width, sourceCount: lowWidth, scale: scale, offset: 0.5 * scale - 0.5)
+        rows = BilinearTaps(count: height, sourceCount: lowHeight, scale: scale, offset: 0.5 * scale - 0.5)
+    }
+
+    deinit { planes.deallocate() }
+
+    var scratchBytes: Int { lowWidth * MemoryLayout<SIMD4<Float>>.stride }
+
+    func prepare(row y: Int, scratch: UnsafeMutableRawPointer) {
+        let blended = scratch.assumingMemoryBound(to: SIMD4<Float>.self)
+        let plane = planeSize
+        let a0 = planes, a1 = planes + plane, a2 = planes + 2 * plane, b = planes + 3 * plane
+        let r0 = rows.first[y] &* lowWidth, r1 = rows.second[y] &* lowWidth, wy = rows.weight[y]
+        for i in 0 ..< lowWidth {
+            let top = SIMD4(a0[r0 &+ i], a1[r0 &+ i], a2[r0 &+ i], b[r0 &+ i])
+            let bottom = SIMD4(a0[r1 &+ i], a1[r1 &+ i], a2[r1 &+ i], b[r1 &+ i])
+            blended[i] = (top + wy * (bottom - top)) * SIMD4(1 / 255, 1 / 255, 1 / 255, 1)
         }
-        return FloatMap(width: width, height: height, values: output)
+    }
+
+    @inline(__always)
+    func value(x: Int, y: Int, prepared scratch: UnsafeMutableRawPointer) -> Float {
+        guide.pixels.withUnsafeBufferPointer { rgba in value(x: x, pixel: rgba.nonEmptyBase + (y &* width &+ x) &* 4, prepared: scratch) }
+    }
+
+    @inline(__always)
+    private func value(x: Int, pixel: UnsafePointer<UInt8>, prepared scratch: UnsafeMutableRawPointer) -> Float {
+        let blended = scratch.assumingMemoryBound(to: SIMD4<Float>.self)
+        let left = blended[columns.first[x]], right = blended[columns.second[x]]
+        let c = left + columns.weight[x] * (right - left)
+        let guideColor = SIMD4<Float>(Float(pixel[0]), Float(pixel[1]), Float(pixel[2]), 1)
+        return min(max((c * guideColor).sum(), 0), 1)
+    }
+
+    func render(row y: Int, into out: UnsafeMutablePointer<Float>, scratch: UnsafeMutableRawPointer) {
+        prepare(row: y, scratch: scratch)
+        guide.pixels.withUnsafeBufferPointer { rgba in
+            let pixels = rgba.nonEmptyBase + y &* width &* 4
+            for x in 0 ..< width { out[x] = value(x: x, pixel: pixels + x &* 4, prepared: scratch) }
+        }
     }
 }
 
@@ -153,14 +201,14 @@ enum BlockAverage {
                           into planes: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>,
                                         UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>), threads: Int) {
         let width = map.width, height = map.height
-        let lowWidth = (width + block - 1) / block, lowHeight = (height + block - 1) / block
-        let threshold = mapThreshold, scratchCount = map.scratchCount
+        let lowWidth = (width + block - 1) / block
+        let threshold = mapThreshold
         nonisolated(unsafe) let planes = planes
-        map.withRowReader { read in
-            if block == 1 {
-                // No averaging: the planes are the photo's channels and the map, converted.
+        if block == 1 {
+            // No averaging: the planes are the photo's channels and the map, converted.
+            map.withRowReader { read in
                 Parallel.forEach(count: height, threads: threads, minimumPerPart: 16) { rows in
-                    let scratch = UnsafeMutablePointer<Float>.allocate(capacity: scratchCount)
+                    let scratch = map.allocateScratch()
                     defer { scratch.deallocate() }
                     for y in rows {
                         let pixels = rgba + y &* width &* 4, values = read(y, scratch), o = y &* width
@@ -176,33 +224,45 @@ enum BlockAverage {
                         }
                     }
                 }
-                return
             }
+            return
+        }
+        forEachBlockRow(of: map, block: block, threads: threads) { ly, y0, y1, rowsOfBlock in
+            for lx in 0 ..< lowWidth {
+                let x0 = lx * block, x1 = min(x0 + block, width)
+                // Colour sums in integers (exact, no conversions in the loop), map sum in Float.
+                var red = 0, green = 0, blue = 0
+                var mapSum: Float = 0
+                for y in y0 ..< y1 {
+                    let pixels = rgba + y &* width &* 4, values = rowsOfBlock[y &- y0]
+                    for x in x0 ..< x1 {
+                        red &+= Int(pixels[x &* 4]); green &+= Int(pixels[x &* 4 &+ 1]); blue &+= Int(pixels[x &* 4 &+ 2])
+                        mapSum += threshold.map { values[x] >= $0 ? 1 : 0 } ?? values[x]
+                    }
+                }
+                var sum = SIMD4(Float(red) * (1 / 255), Float(green) * (1 / 255), Float(blue) * (1 / 255), mapSum)
+                sum /= Float((y1 - y0) * (x1 - x0))
+                let o = ly &* lowWidth &+ lx
+                planes.0[o] = sum[0]; planes.1[o] = sum[1]; planes.2[o] = sum[2]; planes.3[o] = sum[3]
+            }
+        }
+    }
+
+    /// Calls `body(ly, y0, y1, rows)` for each row of blocks `ly` (photo rows `y0 ..< y1`) in parallel,
+    /// `rows[y - y0]` pointing to map row `y` (read once per block row).
+    static func forEachBlockRow(of map: MapRows, block: Int, threads: Int,
+                                _ body: (Int, Int, Int, UnsafePointer<UnsafePointer<Float>>) -> Void) {
+        let height = map.height, lowHeight = (height + block - 1) / block
+        let stride = (map.scratchBytes + 15) / 16 * 16
+        map.withRowReader { read in
             Parallel.forEach(count: lowHeight, threads: threads, minimumPerPart: 8) { lowRows in
-                // The block's map rows, each `width` floats (read once per block row), then the reader's scratch.
                 let rowsOfBlock = UnsafeMutablePointer<UnsafePointer<Float>>.allocate(capacity: block)
-                let scratch = UnsafeMutablePointer<Float>.allocate(capacity: block * scratchCount)
+                let scratch = UnsafeMutableRawPointer.allocate(byteCount: max(block * stride, 16), alignment: 16)
                 defer { rowsOfBlock.deallocate(); scratch.deallocate() }
                 for ly in lowRows {
                     let y0 = ly * block, y1 = min(y0 + block, height)
-                    for y in y0 ..< y1 { rowsOfBlock[y - y0] = read(y, scratch + (y - y0) * scratchCount) }
-                    for lx in 0 ..< lowWidth {
-                        let x0 = lx * block, x1 = min(x0 + block, width)
-                        // Colour sums in integers (exact, no conversions in the loop), map sum in Float.
-                        var red = 0, green = 0, blue = 0
-                        var mapSum: Float = 0
-                        for y in y0 ..< y1 {
-                            let pixels = rgba + y &* width &* 4, values = rowsOfBlock[y &- y0]
-                            for x in x0 ..< x1 {
-                                red &+= Int(pixels[x &* 4]); green &+= Int(pixels[x &* 4 &+ 1]); blue &+= Int(pixels[x &* 4 &+ 2])
-                                mapSum += threshold.map { values[x] >= $0 ? 1 : 0 } ?? values[x]
-                            }
-                        }
-                        var sum = SIMD4(Float(red) * (1 / 255), Float(green) * (1 / 255), Float(blue) * (1 / 255), mapSum)
-                        sum /= Float((y1 - y0) * (x1 - x0))
-                        let o = ly &* lowWidth &+ lx
-                        planes.0[o] = sum[0]; planes.1[o] = sum[1]; planes.2[o] = sum[2]; planes.3[o] = sum[3]
-                    }
+                    for y in y0 ..< y1 { rowsOfBlock[y - y0] = read(y, scratch + (y - y0) * stride) }
+                    body(ly, y0, y1, rowsOfBlock)
                 }
             }
         }

@@ -44,12 +44,13 @@ public enum MaskResize {
     ///   letterbox rectangle that is under one pixel or not inside the map.
     public static func bilinear(_ map: FloatMap, width: Int, height: Int, placement: MapPlacement = .stretched,
                                 threads: Int = Parallel.defaultThreads) throws -> FloatMap {
-        try bilinearRows(map, width: width, height: height, placement: placement).materialized(threads: threads)
+        try MapRows(bilinearRows(map, width: width, height: height, placement: placement)).materialized(threads: threads)
     }
 
     /// `bilinear`'s result as rows computed on demand (same values, same errors), for stages that
     /// read the upsampled map once and need not hold it.
-    package static func bilinearRows(_ map: FloatMap, width: Int, height: Int, placement: MapPlacement = .stretched) throws -> MapRows {
+    package static func bilinearRows(_ map: FloatMap, width: Int, height: Int,
+                                     placement: MapPlacement = .stretched) throws -> any MapRowSampler {
         guard map.width > 0, map.height > 0 else {
             throw MaskError.emptyInput(what: "probability map", width: map.width, height: map.height)
         }
@@ -65,7 +66,7 @@ public enum MaskResize {
                                    clamp: content.x ... content.x + content.width - 1)
         let rows = BilinearTaps(count: height, sourceCount: map.height, scale: scaleY, offset: content.y + 0.5 * scaleY - 0.5,
                                 clamp: content.y ... content.y + content.height - 1)
-        return MapRows(upsampling: map, width: width, height: height, columns: columns, rows: rows)
+        return UpsampledRows(source: map, width: width, height: height, columns: columns, rows: rows)
     }
 }
 

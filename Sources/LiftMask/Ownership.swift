@@ -123,13 +123,30 @@ public struct OwnershipMap: Sendable {
         soft = FloatMap(width: 0, height: 0)
         forEachRow(labels: labels, output: &output, threads: threads) { row, labels, owners, out in
             for x in 0 ..< width {
-                let s = out[x], label = labels[x]
-                let stretched = (s - snap) * gain  // NaN (a broken map) compares false and becomes 0
-                out[x] = owners[x / block] == 0 && label == 0 ? 0
-                    : (label != 0 && s < threshold ? 1 : (stretched > 0 ? min(stretched, 1) : 0))
+                out[x] = Self.ownedValue(soft: out[x], label: labels[x], owner: owners[x / block], threshold: threshold,
+                                         snap: snap, gain: gain)
             }
         }
         return FloatMap(width: width, height: height, values: output)
+    }
+
+    /// One pixel of `ownedAlpha`: 0 when neither labelled nor owned, 1 for a labelled pixel under the
+    /// threshold (a filled hole), else `stretched(soft)`.
+    @inline(__always)
+    static func ownedValue(soft s: Float, label: Int32, owner: Int32, threshold: Float, snap: Float, gain: Float) -> Float {
+        owner == 0 && label == 0 ? 0 : (label != 0 && s < threshold ? 1 : stretched(s, snap: snap, gain: gain))
+    }
+
+    /// `clamp((s - snap) · gain, 0, 1)`; NaN (a broken map) compares false and becomes 0.
+    @inline(__always)
+    static func stretched(_ s: Float, snap: Float, gain: Float) -> Float {
+        let stretched = (s - snap) * gain
+        return stretched > 0 ? min(stretched, 1) : 0
+    }
+
+    /// Calls `body` with the owners of the blocks of photo row `y` (one per block column).
+    func withOwners<R>(ofRow y: Int, _ body: (UnsafePointer<Int32>) -> R) -> R {
+        grid.withUnsafeBufferPointer { body($0.nonEmptyBase + (y / block) &* gridWidth) }
     }
 
     /// `alpha` where the pixel's owner is in `keeping`, else 0.

@@ -37,7 +37,7 @@ struct RunComponents {
         self = mask.pixels.withUnsafeBufferPointer { pixels in
             let base = pixels.baseAddress, width = mask.width
             return RunComponents(width: mask.width, height: mask.height, background: background, connectivity: connectivity,
-                                 threads: threads) { y, _ in
+                                 threads: threads, scratchBytes: 0) { y, _ in
                 guard let base else { preconditionFailure("a mask with rows has pixels") }
                 return base + y &* width
             }
@@ -45,11 +45,11 @@ struct RunComponents {
     }
 
     /// Finds the runs and components of a mask given row by row: `row(y, scratch)` returns row `y`'s
-    /// `width` bytes (non-zero: foreground), made in `scratch` (`width` bytes, one per thread) or
-    /// pointing anywhere that stays valid until the next call; it is called once per row, from
-    /// several threads.
-    init(width: Int, height: Int, background: Bool = false, connectivity: Connectivity, threads: Int,
-         row: (Int, UnsafeMutablePointer<UInt8>) -> UnsafePointer<UInt8>) {
+    /// `width` bytes (non-zero: foreground), made in `scratch` (`scratchBytes`, 16-byte aligned, one
+    /// per thread) or pointing anywhere that stays valid until the next call; it is called once per
+    /// row, from several threads.
+    init(width: Int, height: Int, background: Bool = false, connectivity: Connectivity, threads: Int, scratchBytes: Int,
+         row: (Int, UnsafeMutableRawPointer) -> UnsafePointer<UInt8>) {
         self.width = width
         self.height = height
         let bandCount = (height + Self.bandRows - 1) / Self.bandRows
@@ -59,7 +59,7 @@ struct RunComponents {
         offsets.withUnsafeMutableBufferPointer { offsets in
             nonisolated(unsafe) let offsets = offsets
             Parallel.forEach(count: bandCount, threads: threads) { range in
-                let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: max(width, 1))
+                let scratch = UnsafeMutableRawPointer.allocate(byteCount: max(scratchBytes, 16), alignment: 16)
                 defer { scratch.deallocate() }
                 for band in range {
                     let rows = band * Self.bandRows ..< min((band + 1) * Self.bandRows, height)
@@ -160,12 +160,11 @@ struct RunComponents {
     private func runSums(of map: MapRows, threads: Int) -> [Double] {
         precondition(map.width == width && map.height == height, "score map must match the mask size")
         var sums = [Double](repeating: 0, count: runStart.count)
-        let scratchCount = map.scratchCount
         map.withRowReader { read in
             sums.withUnsafeMutableBufferPointer { sums in
                 nonisolated(unsafe) let sums = sums
                 Parallel.forEach(count: height, threads: threads, minimumPerPart: 64) { rows in
-                    let scratch = UnsafeMutablePointer<Float>.allocate(capacity: scratchCount)
+                    let scratch = map.allocateScratch()
                     defer { scratch.deallocate() }
                     for y in rows where rowOffsets[y] < rowOffsets[y + 1] {
                         let row = read(y, scratch)

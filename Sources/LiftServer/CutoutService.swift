@@ -78,7 +78,7 @@ final class CutoutService: Sendable {
                 return response
             case .mask:
                 let kept = try options.cutout.selectSubjects(from: analysis)
-                let mask = try analysis.mask(for: kept).grayImage()
+                let mask = try analysis.maskImage(for: kept)
                 timings.composite = clock.lap()
                 body = try ImageFiles.encodePNG(mask, name: name, threads: threads)
                 headers.append(("X-Lift-Kept", "\(kept.count)"))

@@ -15,7 +15,7 @@ import TestSupport
     @Test(arguments: [(7, 5, 37, 23, 1), (16, 16, 130, 70, 4), (9, 12, 1031, 77, 2), (3, 3, 5, 3, 2)])
     func upsampledRowsFeedTheFilterAndScoresLikeTheStoredMap(mapWidth: Int, mapHeight: Int, width: Int, height: Int, subsampling: Int) throws {
         let small = Self.map(width: mapWidth, height: mapHeight, seed: UInt64(width))
-        let rows = try MaskResize.bilinearRows(small, width: width, height: height)
+        let rows = MapRows(try MaskResize.bilinearRows(small, width: width, height: height))
         let stored = try MaskResize.bilinear(small, width: width, height: height, threads: 1)
         #expect(rows.materialized(threads: 2) == stored)
         let (photo, _) = GuidedFilterTests.scene(width: width, height: height, seed: 7)

@@ -32,7 +32,7 @@ import TestSupport
         for connectivity in Connectivity.allCases {
             let options = InstanceOptions(connectivity: connectivity, minimumArea: .pixels(3))
             let fromMask = InstanceSegmentation(mask: mask, score: soft, options: options, threads: 2)
-            let fromRows = InstanceSegmentation(thresholding: soft, at: 0.5, scoreRows: nil, options: options, threads: 2)
+            let fromRows = InstanceSegmentation(thresholding: MapRows(soft), at: 0.5, scoreRows: nil, options: options, threads: 2)
             let labels = fromMask.labels
             #expect(fromRows.instances.map(\.area) == fromMask.instances.map(\.area))
             #expect(fromRows.labels == labels)
