@@ -1,0 +1,298 @@
+"""Scores instance label maps on the instance evaluation set (make_eval_set.py) and checks over-splitting
+on real photos whose ground truth is one object; runs the two baselines; tunes the watershed one.
+
+Metrics (metrics.py has the exact definitions): PQ / SQ / RQ with IoU > 0.5 matching, the split
+rate of touching ground-truth pairs (strict: both matched; `loose`: different dominant segments),
+instance-count accuracy, broken down by instance count, same / different objects and relation;
+predicted segments under 0.5 % of the image are ignored. Over-split: on the DUTS-TE val500 and ECSSD
+val500 photos whose ground truth is one connected component once specks under 0.05 % are ignored
+(sources.is_single_object), the share with >= 2 meaningful predicted segments.
+
+What it scores:
+  --pred DIR          label maps for the set's images, DIR/NAME.png or DIR/NAME.labels.png (8- or
+                      16-bit grey PNG, 0 = background), e.g. `lift IMAGES -o OUT --labels DIR`
+  --pred-real DIR     label maps for the over-split check, DIR/duts/KEY.png and DIR/ecssd/KEY.png
+                      (KEY: the DUTS / ECSSD key; `--list-real` prints which photos are used)
+  --baselines         (a) Lift as it is: the binary's own label maps (connected components of its
+                      mask), (b) the distance-transform watershed of watershed.py on the same mask;
+                      runs `lift DIR -o … --mask … --labels … -j 1` on the set's images and on the
+                      single-object photos (written as PNG to a temporary folder, as
+                      Tools/evaluation/eval_subject.py does), keeping the outputs in
+                      Tools/instances/.work/lift/ (reused while the binary's sha256 is the same)
+  --tune              grid over the watershed's h and sigma on the tuning set (make_eval_set.py
+                      --set tune): the best PQ over all its images, and the best PQ among settings
+                      whose over-split on its untouched photos stays within 2 points of connected
+                      components'; never looks at the eval set
+
+  .venv/bin/python Tools/instances/eval_instances.py --baselines
+  .venv/bin/python Tools/instances/eval_instances.py --pred OUT/labels --pred-real OUT/real --json r.json
+  .venv/bin/python Tools/instances/eval_instances.py --tune
+
+The lift binary: --lift BIN, default .build/release/lift (build it with
+`swift build -c release --product lift`; this script never builds it).
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/
+from instances import watershed as ws  # noqa: E402
+from instances.metrics import oversplit, score_image, summarise  # noqa: E402
+from instances.sources import is_single_object  # noqa: E402
+from liftpy.duts_data import VAL_SETS, load_split  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+WORK = HERE / ".work"
+TUNE_H = (0.005, 0.01, 0.015, 0.02, 0.03, 0.04, 0.06, 0.08, 0.12)
+TUNE_SIGMA = (0.0, 0.005, 0.01)
+
+
+def read_labels(path: Path) -> np.ndarray:
+    m = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+    if m is None:
+        sys.exit(f"cannot read label map {path}")
+    if m.ndim == 3:
+        sys.exit(f"{path}: a label map must be one grey channel")
+    return m
+
+
+def read_set(folder: Path):
+    """[(entry, ground-truth labels, touching pairs)] of a set built by make_eval_set.py."""
+    manifest = json.loads((folder / "manifest.json").read_text())
+    items = []
+    for e in manifest["images"]:
+        gt = read_labels(folder / e["files"]["labels"])
+        pairs = [(i, j) for i, j, _, adjacent in e["pairs"] if adjacent]
+        items.append((e, gt, pairs))
+    return items
+
+
+def find_pred(folder: Path, name: str) -> np.ndarray:
+    for candidate in (folder / f"{name}.png", folder / f"{name}.labels.png"):
+        if candidate.exists():
+            return read_labels(candidate)
+    sys.exit(f"no label map for {name} in {folder}")
+
+
+def real_photos(set_name: str):
+    """[(key, photo, bool ground truth)] of the val500 photos of `duts` or `ecssd` whose ground truth is one object."""
+    split = load_split(VAL_SETS[set_name])
+    out = []
+    for k in range(len(split)):
+        photo, mask = split.pair(k)
+        if is_single_object(mask):
+            out.append((str(split.keys[k]), photo, mask >= 128))
+    return out
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def run_lift(binary: str, inputs: Path, out: Path, names, digest: str = ""):
+    """Lift's label maps for every image of `inputs` (kept in out/labels, masks in out/masks),
+    rerunning only when the binary, the file names or `digest` (of the inputs' content) changed."""
+    stamp = {"binary_sha256": sha256_file(Path(binary)), "inputs": sorted(names), "inputs_digest": digest}
+    stamp_file = out / "stamp.json"
+    if stamp_file.exists() and json.loads(stamp_file.read_text()) == stamp:
+        return out / "labels"
+    for sub in ("cutouts", "masks", "labels"):
+        (out / sub).mkdir(parents=True, exist_ok=True)
+    cmd = [binary, str(inputs), "-o", str(out / "cutouts"), "--mask", str(out / "masks"),
+           "--labels", str(out / "labels"), "--force", "--quiet", "-j", "1"]
+    print(f"running {' '.join(cmd)}", flush=True)
+    subprocess.run(cmd, check=True)
+    stamp_file.write_text(json.dumps(stamp))
+    return out / "labels"
+
+
+def lift_on_set(binary, set_dir: Path, items, tag: str):
+    names = [Path(e["files"]["image"]).name for e, _, _ in items]
+    return run_lift(binary, set_dir / "images", WORK / "lift" / tag, names, sha256_file(set_dir / "manifest.json"))
+
+
+def lift_on_real(binary, set_name, photos):
+    with tempfile.TemporaryDirectory() as tmp:
+        for key, photo, _ in photos:
+            cv2.imwrite(str(Path(tmp) / f"{key}.png"), photo[..., ::-1])
+        return run_lift(binary, Path(tmp), WORK / "lift" / f"real-{set_name}", [f"{k}.png" for k, _, _ in photos])
+
+
+GROUPS = (("all", lambda s: True),
+          *((f"K={k}", (lambda k: lambda s: s["count"] == k)(k)) for k in (1, 2, 3, 4)),
+          *((o, (lambda o: lambda s: s["objects"] == o)(o)) for o in ("single", "same", "different", "photo")),
+          *((r, (lambda r: lambda s: s["relation"] == r)(r)) for r in ("gap", "touch", "overlap", "split")))
+
+
+def score_set(items, predictions) -> dict:
+    """Summaries per group (GROUPS) and per full stratum; predictions: name -> label map."""
+    records = []
+    for e, gt, pairs in items:
+        records.append((e["stratum"], score_image(gt, predictions(e["name"]), pairs)))
+    out = {}
+    for name, keep in GROUPS:
+        chosen = [r for s, r in records if keep(s)]
+        if chosen:
+            out[name] = summarise(chosen)
+    strata = {}
+    for s, r in records:
+        strata.setdefault(f"{s['count']}/{s['objects']}/{s['relation']}", []).append(r)
+    out["strata"] = {k: summarise(v) for k, v in sorted(strata.items())}
+    return out
+
+
+def score_real(photos, predictions) -> dict:
+    flags = [oversplit(gt, predictions(key)) for key, _, gt in photos]
+    n = len(flags)
+    rate = float(np.mean([f[0] for f in flags])) if n else math.nan
+    obj = float(np.mean([f[1] for f in flags])) if n else math.nan
+    return {"photos": n, "oversplit": rate, "oversplit_se": math.sqrt(rate * (1 - rate) / n) if n else math.nan,
+            "oversplit_object": obj}
+
+
+def print_set_table(method, summary):
+    print(f"\n{method}: instance eval set")
+    print("| group | images | PQ | SQ | RQ | touching pairs | split | split (loose) | count acc |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name, _ in GROUPS:
+        if name not in summary:
+            continue
+        s = summary[name]
+        split = f"{s['split']:.3f}" if s["pairs"] else "-"
+        loose = f"{s['split_loose']:.3f}" if s["pairs"] else "-"
+        print(f"| {name} | {s['images']} | {s['pq']:.3f} | {s['sq']:.3f} | {s['rq']:.3f} | {s['pairs']} | "
+              f"{split} | {loose} | {s['count_acc']:.3f} |")
+
+
+def print_real_table(rows):
+    print("\nover-split on single-object validation photos (>= 2 segments of >= 0.5 % of the photo)")
+    print("| method | set | photos | over-split | ± SE | of the object |")
+    print("|---|---|---|---|---|---|")
+    for method, set_name, r in rows:
+        print(f"| {method} | {set_name} | {r['photos']} | {r['oversplit']:.3f} | {r['oversplit_se']:.3f} | "
+              f"{r['oversplit_object']:.3f} |")
+
+
+def tune(binary, set_dir: Path):
+    """Grid over the watershed's (h, sigma) on the tuning set; prints the setting with the best PQ
+    over all its images, and the best one whose over-split on the set's untouched single-object
+    photos stays within 2 points of connected components' (the bound issue 39 sets for a model)."""
+    items = read_set(set_dir)
+    labels_dir = lift_on_set(binary, set_dir, items, "tune")
+    lift = {e["name"]: find_pred(labels_dir, e["name"]) for e, _, _ in items}
+
+    def evaluate(predict):
+        recs = [(e["stratum"]["objects"], score_image(gt, predict(e["name"]), p)) for e, gt, p in items]
+        photos = [r for o, r in recs if o == "photo"]
+        return (summarise([r for _, r in recs]), summarise([r for o, r in recs if o != "photo"]),
+                float(np.mean([r["n_pred"] >= 2 for r in photos])) if photos else math.nan)
+
+    cc_all, cc_comp, cc_over = evaluate(lift.__getitem__)
+    print(f"tuning set {set_dir}: {len(items)} images; connected components: PQ {cc_all['pq']:.3f}, "
+          f"composites' split {cc_comp['split']:.3f}, photos' over-split {cc_over:.3f}")
+    print("| h | sigma | PQ | SQ | RQ | count acc | composites: PQ | split | photos: over-split |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    results = []
+    for h in TUNE_H:
+        for sigma in TUNE_SIGMA:
+            preds = {n: ws.watershed_instances(m > 0, h, sigma) for n, m in lift.items()}
+            a, comp, over = evaluate(preds.__getitem__)
+            results.append((a["pq"], h, sigma, over))
+            print(f"| {h} | {sigma} | {a['pq']:.3f} | {a['sq']:.3f} | {a['rq']:.3f} | {a['count_acc']:.3f} | "
+                  f"{comp['pq']:.3f} | {comp['split']:.3f} | {over:.3f} |", flush=True)
+    best = max(results)
+    bounded = max([r for r in results if r[3] <= cc_over + 0.02], default=None)
+    print(f"best PQ {best[0]:.3f}: h = {best[1]}, sigma = {best[2]} (photos' over-split {best[3]:.3f})")
+    if bounded:
+        print(f"best PQ within the over-split bound {bounded[0]:.3f}: h = {bounded[1]}, sigma = {bounded[2]} "
+              f"(photos' over-split {bounded[3]:.3f})")
+    print(f"watershed.py holds H, SIGMA = {ws.H}, {ws.SIGMA} and H_BOUNDED, SIGMA_BOUNDED = {ws.H_BOUNDED}, {ws.SIGMA_BOUNDED}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--set", default=str(WORK / "eval"), help="the evaluation set's folder (manifest.json)")
+    ap.add_argument("--pred", help="label maps to score on the set")
+    ap.add_argument("--pred-real", help="label maps to score on the single-object photos: DIR/duts, DIR/ecssd")
+    ap.add_argument("--name", default="predictions", help="what --pred/--pred-real are, for the tables")
+    ap.add_argument("--baselines", action="store_true", help="score Lift's connected components and the watershed")
+    ap.add_argument("--lift", default=str(REPO / ".build/release/lift"))
+    ap.add_argument("--tune", action="store_true", help="tune the watershed on the tuning set")
+    ap.add_argument("--tune-set", default=str(WORK / "tune"))
+    ap.add_argument("--real-sets", default="duts,ecssd")
+    ap.add_argument("--list-real", action="store_true", help="print the keys of the single-object photos and stop")
+    ap.add_argument("--json", help="write every figure here")
+    a = ap.parse_args()
+    cv2.setNumThreads(1)
+    real_sets = [s for s in a.real_sets.split(",") if s]
+    if a.list_real:
+        for set_name in real_sets:
+            for key, _, _ in real_photos(set_name):
+                print(f"{set_name}/{key}")
+        return
+    if (a.baselines or a.tune) and not Path(a.lift).exists():
+        sys.exit(f"no lift binary at {a.lift}: build it with `swift build -c release --product lift` or give --lift")
+    if a.tune:
+        tune(a.lift, Path(a.tune_set))
+        return
+    if not (a.pred or a.pred_real or a.baselines):
+        ap.error("nothing to score: give --pred, --pred-real, --baselines or --tune")
+    set_dir = Path(a.set)
+    results, real_rows = {}, []
+    items = read_set(set_dir) if (a.pred or a.baselines) else []
+    photos = {s: real_photos(s) for s in real_sets} if (a.pred_real or a.baselines) else {}
+    methods = {}  # method -> (set predictions or None, {real set: predictions} or None)
+    if a.baselines:
+        labels_dir = lift_on_set(a.lift, set_dir, items, "eval")
+        lift_set = {e["name"]: find_pred(labels_dir, e["name"]) for e, _, _ in items}
+        lift_real = {}
+        for s, ph in photos.items():
+            d = lift_on_real(a.lift, s, ph)
+            lift_real[s] = {key: find_pred(d, key) for key, _, _ in ph}
+        methods["lift (connected components)"] = (lift_set.__getitem__, {s: m.__getitem__ for s, m in lift_real.items()})
+        for label, h, sigma in (("best PQ", ws.H, ws.SIGMA), ("over-split bound", ws.H_BOUNDED, ws.SIGMA_BOUNDED)):
+            ws_set = {n: ws.watershed_instances(m > 0, h, sigma) for n, m in lift_set.items()}
+            ws_real = {s: {k: ws.watershed_instances(m > 0, h, sigma) for k, m in d.items()} for s, d in lift_real.items()}
+            methods[f"watershed on lift's mask, {label} (h {h}, sigma {sigma})"] = (
+                ws_set.__getitem__, {s: (lambda d: d.__getitem__)(d) for s, d in ws_real.items()})
+    if a.pred or a.pred_real:
+        set_pred = (lambda n: find_pred(Path(a.pred), n)) if a.pred else None
+        real_pred = ({s: (lambda s: lambda k: find_pred(Path(a.pred_real) / s, k))(s) for s in real_sets}
+                     if a.pred_real else None)
+        methods[a.name] = (set_pred, real_pred)
+    for method, (set_pred, real_pred) in methods.items():
+        entry = {}
+        if set_pred is not None:
+            entry["eval_set"] = score_set(items, set_pred)
+            print_set_table(method, entry["eval_set"])
+        if real_pred is not None:
+            entry["oversplit"] = {}
+            for s in real_sets:
+                entry["oversplit"][s] = score_real(photos[s], real_pred[s])
+                real_rows.append((method, s, entry["oversplit"][s]))
+        results[method] = entry
+    if real_rows:
+        print_real_table(real_rows)
+    if a.json:
+        manifest_sha = sha256_file(set_dir / "manifest.json") if items else None
+        Path(a.json).write_text(json.dumps({"set": str(set_dir), "manifest_sha256": manifest_sha,
+                                            "results": results}, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
