@@ -31,15 +31,16 @@ public enum ImageFiles {
         }
     }
 
-    /// zlib level for cut-outs and photos: 4 takes about half of level 6's deflate time (libpng's and
-    /// Pillow's default) for files ~2 % larger, measured on a 0.5 MP and a 2 MP cut-out (+2.2 % and
-    /// +1.4 % bytes, 0.42× and 0.46× the time); deflate was the largest stage of a one-shot run.
-    public static let defaultPNGLevel = 4
+    /// Compression for cut-outs and photos: zlib level 4 takes about half of level 6's deflate time
+    /// (libpng's and Pillow's default) for files ~2 % larger, measured on a 0.5 MP and a 2 MP cut-out
+    /// (+2.2 % and +1.4 % bytes, 0.42× and 0.46× the time); deflate was the largest stage of a one-shot run.
+    public static let defaultPNGLevel: PNGCompression = 4
 
-    /// Encodes an RGBA image as PNG (the smallest lossless colour type that holds it) at zlib `level`
-    /// (0 stored … 9 smallest) on `threads` threads (`nil`: every core; the bytes do not depend on it),
-    /// with the colour chunks `color` (a profile that does not fit the colour type is left out).
-    public static func encodePNG(_ image: RGBAImage, name: String = "image", level: Int = defaultPNGLevel,
+    /// Encodes an RGBA image as PNG (the smallest lossless colour type that holds it) compressed as
+    /// `level` says (a zlib level, 0 stored … 9 smallest, or `.fast`) on `threads` threads (`nil`: every
+    /// core; the bytes do not depend on it), with the colour chunks `color` (a profile that does not fit
+    /// the colour type is left out).
+    public static func encodePNG(_ image: RGBAImage, name: String = "image", level: PNGCompression = defaultPNGLevel,
                                  color: PNGMetadata = PNGMetadata(), threads: Int? = nil) throws(LiftError) -> [UInt8] {
         do {
             let options = PNGEncoder.Options(level: level, reduceColorType: true, metadata: color, threads: threads)
@@ -52,7 +53,7 @@ public enum ImageFiles {
     /// Encodes a composite made row by row (`Analysis.imageRows`) like `encodePNG(_:name:level:color:threads:)`
     /// encodes the same image whole, to the same bytes: the rows are rendered as the compressor takes
     /// them, on its threads, so the composite is never held whole.
-    public static func encodePNG(_ rows: CompositeRows, name: String = "image", level: Int = defaultPNGLevel,
+    public static func encodePNG(_ rows: CompositeRows, name: String = "image", level: PNGCompression = defaultPNGLevel,
                                  color: PNGMetadata = PNGMetadata(), threads: Int? = nil) throws(LiftError) -> [UInt8] {
         let width = rows.frame.width
         do {

@@ -32,7 +32,7 @@ public enum CutoutCommand: Sendable, Equatable {
         OptionSpec("files-from", value: "FILE", help: "also take the inputs listed in FILE ('-': standard input), one path per line"),
         OptionSpec("null", short: "0", help: "paths in the --files-from list end with NUL bytes, not line ends"),
         OptionSpec("shard", value: "K/N", help: "process only part K of N (1 <= K <= N) of the inputs, by a stable hash of each path"),
-        OptionSpec("png-level", value: "N", help: "zlib level of the cut-out, 0 (stored) ... 9 (smallest); default 4, half of 6's time for ~2 % more bytes"),
+        OptionSpec("png-level", value: "N|fast", help: "cut-out compression: zlib level 0 (stored) ... 9 (smallest), or fast (Lift's own: ~9x faster than 4, ~3 % more bytes); default 4"),
         OptionSpec("threshold", value: "T", help: "probability from which a pixel is subject, 0...1 (default 0.5)"),
         OptionSpec("no-refine", help: "skip edge refinement"),
         OptionSpec("threads", short: "j", value: "N", help: "worker threads (default: all cores)"),
@@ -99,10 +99,10 @@ public enum CutoutCommand: Sendable, Equatable {
         }
         options.jsonReport = try parsed.value("json").map(OutputTarget.init(argument:))
         if let text = try parsed.value("png-level") {
-            guard let level = Int(text), (0 ... 9).contains(level) else {
-                throw .invalidValue(option: "--png-level", value: text, expected: "a whole number from 0 to 9")
+            guard let compression = PNGCompression(argument: text) else {
+                throw .invalidValue(option: "--png-level", value: text, expected: "a whole number from 0 to 9, or fast")
             }
-            options.pngLevel = level
+            options.pngLevel = compression
         }
         if options.output == .standardOutput, options.jsonReport == .standardOutput {
             throw .conflictingOptions("--output -", "--json -", reason: "only one of them can use standard output")

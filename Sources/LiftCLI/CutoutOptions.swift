@@ -49,7 +49,7 @@ public struct CutoutOptions: Sendable, Equatable {
     public var threshold: Float?
     /// Skip edge refinement whatever the quality.
     public var noRefine = false
-    /// zlib level of the cut-out PNG, 0 (stored) … 9 (smallest).
+    /// How the cut-out PNG is compressed: a zlib level, 0 (stored) … 9 (smallest), or the fast compressor.
     public var pngLevel = ImageFiles.defaultPNGLevel
     /// Worker threads for the model and mask stages; `nil` uses every core.
     public var threads: Int?

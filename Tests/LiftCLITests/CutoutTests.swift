@@ -214,7 +214,7 @@ struct CutoutTests {
     }
 
     @Test(arguments: [["--quality", "fast"], ["--quality", "accurate"], ["--no-refine"], ["--threshold", "0.3"], ["--threads", "1"],
-                        ["--png-level", "0"], ["--png-level", "9"]])
+                        ["--png-level", "0"], ["--png-level", "9"], ["--png-level", "fast"]])
     func modelAndMaskOptionsRun(options: [String]) throws {
         let scratch = try scratchWithPhoto()
         defer { scratch.remove() }
