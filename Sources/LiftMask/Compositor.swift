@@ -112,6 +112,17 @@ public struct CompositeRows: @unchecked Sendable {
                     if let a, x >= 0, x < width {
                         let value = a[x]  // clamped so any map (even NaN) gives a valid pixel
                         let s = row + x &* 4
+                        if opacity == .transparent && (value == 0 || (value == 1 && s[3] == 255)) {
+                            // Most pixels of a cut-out: what the blend below gives exactly (alpha 0:
+                            // nothing; alpha 1 on an opaque pixel: the photo's colour, opaque), without it.
+                            let o = out + fx &* 4
+                            if value == 0 {
+                                o[0] = 0; o[1] = 0; o[2] = 0; o[3] = 0
+                            } else {
+                                o[0] = s[0]; o[1] = s[1]; o[2] = s[2]; o[3] = 255
+                            }
+                            continue
+                        }
                         var p = SIMD4<UInt8>(s[0], s[1], s[2], s[3])
                         if let colors, value > 0, value < 1 { p = colors.decontaminated(p, alpha: value, x: x, y: y) }
                         foreground = SIMD4(Float(p[0]), Float(p[1]), Float(p[2]), 0)

@@ -184,12 +184,16 @@ final class GuidedOutput: MapRowSampler, @unchecked Sendable {
         return min(max((c * guideColor).sum(), 0), 1)
     }
 
-    func render(row y: Int, into out: UnsafeMutablePointer<Float>, scratch: UnsafeMutableRawPointer) {
-        prepare(row: y, scratch: scratch)
+    func render(row y: Int, columns: Range<Int>, into out: UnsafeMutablePointer<Float>, prepared scratch: UnsafeMutableRawPointer) {
         guide.pixels.withUnsafeBufferPointer { rgba in
             let pixels = rgba.nonEmptyBase + y &* width &* 4
-            for x in 0 ..< width { out[x] = value(x: x, pixel: pixels + x &* 4, prepared: scratch) }
+            for x in columns { out[x] = value(x: x, pixel: pixels + x &* 4, prepared: scratch) }
         }
+    }
+
+    func render(row y: Int, into out: UnsafeMutablePointer<Float>, scratch: UnsafeMutableRawPointer) {
+        prepare(row: y, scratch: scratch)
+        render(row: y, columns: 0 ..< width, into: out, prepared: scratch)
     }
 }
 

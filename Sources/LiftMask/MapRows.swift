@@ -20,6 +20,8 @@ package protocol MapRowSampler: MapRowRenderer {
     func prepare(row y: Int, scratch: UnsafeMutableRawPointer)
     /// The value at column `x` of the row prepared in `scratch`: the value `render` writes there.
     func value(x: Int, y: Int, prepared scratch: UnsafeMutableRawPointer) -> Float
+    /// Writes columns `columns` of the row prepared in `scratch` to `out[columns]`: the values `render` writes.
+    func render(row y: Int, columns: Range<Int>, into out: UnsafeMutablePointer<Float>, prepared scratch: UnsafeMutableRawPointer)
 }
 
 /// A photo-sized Float map read one row at a time: either stored (a `FloatMap`) or computed on demand
@@ -146,8 +148,12 @@ struct UpsampledRows: MapRowSampler, @unchecked Sendable {
         return a + columns.weight[x] * (blended[columns.second[x]] - a)
     }
 
+    func render(row y: Int, columns: Range<Int>, into out: UnsafeMutablePointer<Float>, prepared scratch: UnsafeMutableRawPointer) {
+        for x in columns { out[x] = value(x: x, y: y, prepared: scratch) }
+    }
+
     func render(row y: Int, into out: UnsafeMutablePointer<Float>, scratch: UnsafeMutableRawPointer) {
         prepare(row: y, scratch: scratch)
-        for x in 0 ..< width { out[x] = value(x: x, y: y, prepared: scratch) }
+        render(row: y, columns: 0 ..< width, into: out, prepared: scratch)
     }
 }

@@ -34,24 +34,36 @@ package final class OwnedAlpha: @unchecked Sendable {
         self.snap = snap
         gain = 1 / (1 - 2 * snap)
         codes = .allocate(capacity: width * height)
-        let map = MapRows(soft), width = width, block = ownership.block, gain = gain
+        let width = width, block = ownership.block, gain = gain, softBytes = (soft.scratchBytes + 15) / 16 * 16
         nonisolated(unsafe) let codes = codes
-        map.withRowReader { read in
-            Parallel.forEach(count: height, threads: threads, minimumPerPart: 16) { rows in
-                let scratch = map.allocateScratch()
-                let labelRow = UnsafeMutablePointer<Int32>.allocate(capacity: width)
-                defer { scratch.deallocate(); labelRow.deallocate() }
-                for y in rows {
-                    let softRow = read(y, scratch), out = codes + y &* width
-                    labels.render(row: y, into: labelRow)
-                    ownership.withOwners(ofRow: y) { owners in
-                        for x in 0 ..< width {
-                            let label = labelRow[x], owner = owners[x / block]
-                            var value = OwnershipMap.ownedValue(soft: softRow[x], label: label, owner: owner, threshold: threshold,
-                                                                snap: snap, gain: gain)
-                            if let keeping, !keeping[Int(label != 0 ? label : owner)] { value = 0 }
-                            out[x] = value == 0 ? 0 : value == 1 ? 255 : 1
-                        }
+        Parallel.forEach(count: height, threads: threads, minimumPerPart: 16) { rows in
+            let scratch = UnsafeMutableRawPointer.allocate(byteCount: softBytes + width * 8, alignment: 16)
+            defer { scratch.deallocate() }
+            let softRow = (scratch + softBytes).assumingMemoryBound(to: Float.self)
+            let labelRow = (scratch + softBytes + width * 4).assumingMemoryBound(to: Int32.self)
+            for y in rows {
+                let out = codes + y &* width
+                labels.render(row: y, into: labelRow)
+                ownership.withOwners(ofRow: y) { owners in
+                    // The soft map only where a block has an owner: elsewhere the alpha is 0 whatever it is
+                    // (a labelled pixel's block is owned by a label at least as large).
+                    soft.prepare(row: y, scratch: scratch)
+                    var gx = 0
+                    let gridWidth = (width + block - 1) / block
+                    while gx < gridWidth {
+                        guard owners[gx] != 0 else { gx += 1; continue }
+                        var end = gx + 1
+                        while end < gridWidth && owners[end] != 0 { end += 1 }
+                        soft.render(row: y, columns: gx * block ..< min(end * block, width), into: softRow, prepared: scratch)
+                        gx = end
+                    }
+                    for x in 0 ..< width {
+                        let label = labelRow[x], owner = owners[x / block]
+                        guard owner != 0 || label != 0 else { out[x] = 0; continue }
+                        var value = OwnershipMap.ownedValue(soft: softRow[x], label: label, owner: owner, threshold: threshold,
+                                                            snap: snap, gain: gain)
+                        if let keeping, !keeping[Int(label != 0 ? label : owner)] { value = 0 }
+                        out[x] = value == 0 ? 0 : value == 1 ? 255 : 1
                     }
                 }
             }
