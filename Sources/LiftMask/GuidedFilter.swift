@@ -64,6 +64,10 @@ public struct GuidedFilter: Sendable, Hashable {
         let lowWidth = (width + s - 1) / s, lowHeight = (height + s - 1) / s
         let lowRadius = max(1, Int((Double(radius) / Double(s)).rounded()))
         let n = lowWidth * lowHeight
+        // The result's 4 planes are allocated before the 14 working ones, so that freeing these leaves
+        // one hole at the heap's end (which the later grid buffers of a cut-out reuse) rather than a
+        // hole below the result (a 12 MP cut-out's peak RSS: 198-206 MB this way, 233-237 MB the other).
+        let result = UnsafeMutablePointer<Float>.allocate(capacity: 4 * n)
         // Planes: 0-2 I, 3 p, 4-9 I·Iᵀ (rr rg rb gg gb bb), 10-12 I·p; then reused for a (3) and b.
         let planes = UnsafeMutablePointer<Float>.allocate(capacity: 14 * n)
         defer { planes.deallocate() }
@@ -117,9 +121,8 @@ public struct GuidedFilter: Sendable, Hashable {
         for plane in 4 ..< 8 {
             BoxFilter.mean(p + plane * n, scratch: scratch, width: lowWidth, height: lowHeight, radius: lowRadius, threads: threads)
         }
-        return GuidedOutput(guide: guide, lowWidth: lowWidth, lowHeight: lowHeight, block: s,
-                            coefficients: (UnsafePointer(planes + 4 * n), UnsafePointer(planes + 5 * n),
-                                           UnsafePointer(planes + 6 * n), UnsafePointer(planes + 7 * n)))
+        result.update(from: planes + 4 * n, count: 4 * n)
+        return GuidedOutput(guide: guide, lowWidth: lowWidth, lowHeight: lowHeight, block: s, coefficients: result)
     }
 }
 
@@ -135,20 +138,14 @@ final class GuidedOutput: MapRowSampler, @unchecked Sendable {
     private let planes: UnsafeMutablePointer<Float>
     private let columns: BilinearTaps, rows: BilinearTaps
 
-    /// Copies the four coefficient planes (each `lowWidth × lowHeight`).
-    init(guide: RGBAImage, lowWidth: Int, lowHeight: Int, block: Int,
-         coefficients: (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>)) {
+    /// Takes ownership of `coefficients`: the four planes a_R, a_G, a_B, b (each `lowWidth × lowHeight`).
+    init(guide: RGBAImage, lowWidth: Int, lowHeight: Int, block: Int, coefficients: UnsafeMutablePointer<Float>) {
         width = guide.width
         height = guide.height
         self.guide = guide
         self.lowWidth = lowWidth
-        let n = lowWidth * lowHeight
-        planeSize = n
-        planes = .allocate(capacity: 4 * n)
-        planes.update(from: coefficients.0, count: n)
-        (planes + n).update(from: coefficients.1, count: n)
-        (planes + 2 * n).update(from: coefficients.2, count: n)
-        (planes + 3 * n).update(from: coefficients.3, count: n)
+        planeSize = lowWidth * lowHeight
+        planes = coefficients
         let scale = 1 / Double(block)
         columns = BilinearTaps(count: width, sourceCount: lowWidth, scale: scale, offset: 0.5 * scale - 0.5)
         rows = BilinearTaps(count: height, sourceCount: lowHeight, scale: scale, offset: 0.5 * scale - 0.5)
