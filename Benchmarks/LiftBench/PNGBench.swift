@@ -1,16 +1,20 @@
 import Foundation
 import Lift
 
-/// `lift-bench png DIR [REPEATS]`: decode and encode speed of the PNG codec on the files that
-/// `Benchmarks/png_peer.py` writes to DIR (photo-12mp.png, rgba-1080p.png, mask-4k.png), which it also
-/// runs through Pillow in the same run. Prints one line per measurement:
-/// `png OP NAME WxHxC best_ms=... MBps=... [bytes=...]`, MB/s of raw 8-bit source pixels (W*H*C / 1e6 / s).
+/// `lift-bench png DIR [REPEATS] [--compressors-only]`: the PNG encoder's compressors compared on the
+/// cut-outs and images that `Benchmarks/png_peer.py` writes to DIR (`runCompressorComparison`), then
+/// (unless `--compressors-only`) decode and encode speed of the PNG codec on photo-12mp.png,
+/// rgba-1080p.png and mask-4k.png, which the script also runs through Pillow in the same run. Prints one
+/// line per measurement: `png OP NAME WxHxC best_ms=... MBps=... [bytes=...]`, MB/s of raw 8-bit source
+/// pixels (W*H*C / 1e6 / s).
 func runPNGBench(_ arguments: [String]) {
     guard let directory = arguments.first else {
         print("usage: lift-bench png DIR [REPEATS]   (DIR written by Benchmarks/png_peer.py)")
         return
     }
     let repeats = arguments.count > 1 ? Int(arguments[1]) ?? 5 : 5
+    runCompressorComparison(directory: directory, repeats: repeats)
+    if arguments.contains("--compressors-only") { return }
     for (name, layout) in [("photo-12mp", PNGSamples.Layout.rgb), ("rgba-1080p", .rgba), ("mask-4k", .gray)] {
         let path = directory + "/" + name + ".png"
         guard let bytes = try? ImageIO.readFile(path) else {
@@ -87,4 +91,58 @@ private func report(_ op: String, _ name: String, _ image: RGBAImage, _ layout: 
                     seconds: Double, rawBytes: Double, size: Int?) {
     let ms = String(format: "%.1f", seconds * 1000), rate = String(format: "%.1f", rawBytes / seconds / 1e6)
     print("png \(op) \(name) \(image.width)x\(image.height)x\(layout.channels) best_ms=\(ms) MBps=\(rate)" + (size.map { " bytes=\($0)" } ?? ""))
+}
+
+/// The cut-out encoder's compressors on the same images (written by `Benchmarks/png_peer.py`): zlib at
+/// levels 1, 4 (the CLI's default) and 6, and the fast compressor, with the CLI's other settings
+/// (adaptive filters, Z_FILTERED; the layout is kept, as the CLI's reduction keeps a cut-out's RGBA).
+/// Prints `png compress MODE NAME WxHxC bytes=… cpu1_ms=… wall1_ms=… cpu2_ms=… wall2_ms=…`: the best
+/// of `repeats` runs on 1 and on 2 threads, in process CPU time and in wall time (each its own best);
+/// the file is checked to decode to the image and to be the same for both thread counts.
+private func runCompressorComparison(directory: String, repeats: Int) {
+    let modes: [(String, PNGEncoder.Options)] = [
+        ("zlib-1", .init(level: 1)), ("zlib-4", .init(level: 4)), ("zlib-6", .init(level: 6)), ("fast", .init(compressor: .fast)),
+    ]
+    let images: [(String, PNGSamples.Layout)] = [("cutout-12mp", .rgba), ("cutout-person-11mp", .rgba), ("photo-12mp", .rgb), ("rgba-1080p", .rgba)]
+    for (name, layout) in images {
+        let path = directory + "/" + name + ".png"
+        guard let bytes = try? ImageIO.readFile(path), let decoded = try? PNGDecoder.decode(bytes).image else {
+            print("png skip \(name): cannot read \(path)")
+            continue
+        }
+        let samples = PNGSamples(width: decoded.width, height: decoded.height, layout: layout,
+                                 storage: .eight(dropChannels(decoded.pixels, to: layout)))
+        for (mode, base) in modes {
+            do {
+                var files: [[UInt8]] = []
+                var fields: [String] = []
+                for threads in [1, 2] {
+                    var options = base
+                    options.threads = threads
+                    var png: [UInt8] = []
+                    let (cpu, wall) = try bestCPUAndWall(repeats) { png = try PNGEncoder.encode(samples, options: options) }
+                    files.append(png)
+                    fields += [String(format: "cpu%d_ms=%.1f", threads, cpu * 1000), String(format: "wall%d_ms=%.1f", threads, wall * 1000)]
+                }
+                precondition(files[1] == files[0], "the file depends on the thread count")
+                let check = try PNGDecoder.decode(files[0]).image
+                precondition(check == decoded, "the encoded file decodes to other pixels")
+                print("png compress \(mode) \(name) \(decoded.width)x\(decoded.height)x\(layout.channels) bytes=\(files[0].count) "
+                      + fields.joined(separator: " "))
+            } catch {
+                print("png error \(name) \(mode): \(error)")
+            }
+        }
+    }
+}
+
+/// The least process CPU time and the least wall time, in seconds, over `repeats` runs of `body`.
+private func bestCPUAndWall(_ repeats: Int, _ body: () throws -> Void) throws -> (cpu: Double, wall: Double) {
+    var best = (cpu: Double.infinity, wall: Double.infinity)
+    for _ in 0..<max(1, repeats) {
+        let (cpu, wall) = (processCPUSeconds(), wallSeconds())
+        try body()
+        best = (min(best.cpu, processCPUSeconds() - cpu), min(best.wall, wallSeconds() - wall))
+    }
+    return best
 }

@@ -18,7 +18,8 @@ case "subject": runSubjectBench(rest)
 default:
     print("""
     usage: lift-bench SUBCOMMAND ARGS…
-      png DIR [REPEATS]                 PNG decode/encode (pair with Benchmarks/png_peer.py)
+      png DIR [REPEATS] [--compressors-only]
+                                        PNG compressors, decode/encode (pair with Benchmarks/png_peer.py)
       jpeg …                            JPEG decode (run through Benchmarks/jpeg_peer.py)
       mask DIR [--runs N]               connected components, guided filter, mask stage
       mask-quality …                    edge error against DUTS ground truth (Benchmarks/mask_quality.py)
