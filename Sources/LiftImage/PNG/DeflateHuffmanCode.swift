@@ -2,8 +2,7 @@
 /// code length and its code, bit-reversed for deflate's least-significant-bit-first order.
 ///
 /// Lengths come from an optimal Huffman tree over the symbol frequencies; a tree deeper than the limit
-/// (15 bits for literals/lengths and distances, 7 for the code-length code) is flattened the way miniz
-/// does it (the overflowing leaves moved up, a shorter leaf split per step), which keeps the code
+/// (deflate allows 15 bits, 7 for the code-length code) is flattened the way miniz does it (the overflowing leaves moved up, a shorter leaf split per step), which keeps the code
 /// complete: the lengths satisfy Kraft's sum Σ 2^-length = 1 exactly. inflate requires a complete
 /// code-length code, so at least two symbols always get a code. (Package access: the tests check
 /// those properties directly.)

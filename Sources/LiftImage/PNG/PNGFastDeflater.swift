@@ -32,6 +32,7 @@ enum PNGFastDeflater {
         DeflateTokenizer.tokenize(data, count: segment.count, pixelBytes: pixelBytes, into: &counter)
         var frequencies = counter.frequencies()
         frequencies[256] = 1
+        // 14 bits rather than deflate's 15, so that four literal codes fit one write (`TokenWriter`).
         let literalCode = DeflateHuffmanCode(frequencies: frequencies, limit: 14)
         let distances = DistanceCodes(pixelBytes: pixelBytes)
         let header = DeflateBlockHeader(literalLengths: literalCode.lengths, distanceLengths: distances.lengths)
