@@ -3,7 +3,8 @@ import Testing
 import TestSupport
 
 /// A cut-out rendered row by row into the encoder (`Analysis.imageRows` + `ImageFiles.encodePNG(_ rows:)`,
-/// what the CLI does) is byte for byte the file of the whole composite (`Analysis.image` + `encodePNG`).
+/// what the CLI does) is byte for byte the file of the whole composite (`Analysis.image` + `encodePNG`),
+/// and that composite is the one the whole-map stages make from the stored Float alpha.
 @Suite struct StreamedCutoutTests {
     /// A photo of textured subjects on a gradient and a blurry low-resolution map of them, at any size.
     static func analysis(width: Int, height: Int, seed: UInt64) throws -> Analysis {
@@ -41,6 +42,15 @@ import TestSupport
             for crop in [false, true] where !crop || !analysis.subjects.isEmpty {
                 let layout = OutputLayout(margin: .pixels(3), square: crop)
                 let whole = try analysis.image(for: analysis.subjects, croppedToExtent: crop, background: background, layout: layout)
+                // The same image from the stored Float alpha through the public whole-map stages.
+                let alpha = try analysis.mask(for: analysis.subjects)
+                var frame = PixelBox(x: 0, y: 0, width: width, height: height)
+                if crop, let extent = analysis.extent(of: analysis.subjects) {
+                    frame = Framing.square(Framing.crop(extent: Framing.visibleExtent(of: alpha).map { $0.union(extent) } ?? extent,
+                                                        margin: layout.margin))
+                }
+                #expect(whole == (try Compositor.compose(photo: analysis.photo, alpha: alpha, background: background, frame: frame,
+                                                         decontaminate: true)), "\(background) crop \(crop)")
                 let rows = try #require(try analysis.imageRows(for: analysis.subjects, croppedToExtent: crop, background: background,
                                                                layout: layout))
                 #expect(rows.frame.width == whole.width && rows.frame.height == whole.height)
