@@ -85,16 +85,38 @@ public enum ImageFiles {
                               name: name, threads: threads)
     }
 
-    /// Grey samples written as they are (no palette, no bit-depth reduction), fast settings.
-    private static func encodeData(_ samples: PNGSamples, name: String, threads: Int?) throws(LiftError) -> [UInt8] {
-        var options = PNGEncoder.Options.fast
-        options.reduceColorType = false
-        options.threads = threads
+    /// `encodeLabelsPNG(analysis.labels)`, the same bytes; up to 255 subjects the rows are rendered from
+    /// the analysis's runs as the encoder takes them, so no photo-sized label image is made.
+    public static func encodeLabelsPNG(of analysis: Analysis, name: String = "labels", threads: Int? = nil) throws(LiftError) -> [UInt8] {
+        let labels = analysis.runLabels, width = labels.width
+        guard labels.count <= 255 else { return try encodeLabelsPNG(analysis.labels, name: name, threads: threads) }
         do {
-            return try PNGEncoder.encode(samples, options: options)
+            return try PNGEncoder.encode(width: width, height: labels.height, layout: .gray, options: dataOptions(threads: threads)) { y, out in
+                let row = UnsafeMutablePointer<Int32>.allocate(capacity: width)
+                defer { row.deallocate() }
+                labels.render(row: y, into: row)
+                for x in 0 ..< width { out[x] = UInt8(truncatingIfNeeded: row[x]) }
+            }
         } catch {
             throw .encodingFailed(path: name, underlying: error)
         }
+    }
+
+    /// Grey samples written as they are (no palette, no bit-depth reduction), fast settings.
+    private static func encodeData(_ samples: PNGSamples, name: String, threads: Int?) throws(LiftError) -> [UInt8] {
+        do {
+            return try PNGEncoder.encode(samples, options: dataOptions(threads: threads))
+        } catch {
+            throw .encodingFailed(path: name, underlying: error)
+        }
+    }
+
+    /// The fast settings made for masks and label maps, the layout kept.
+    private static func dataOptions(threads: Int?) -> PNGEncoder.Options {
+        var options = PNGEncoder.Options.fast
+        options.reduceColorType = false
+        options.threads = threads
+        return options
     }
 
     /// Writes an RGBA image to `path` as PNG, atomically.

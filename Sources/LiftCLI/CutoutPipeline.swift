@@ -90,8 +90,8 @@ public struct CutoutPipeline {
                                             timings: &timings, clock: &clock))
         }
         let labelBytes = try job.labels.map { path in
-            guard analysis.labels.count <= 65535 else { throw CutoutError.tooManySubjectsForLabels(count: analysis.labels.count) }
-            return try ImageFiles.encodeLabelsPNG(analysis.labels, name: path, threads: options.threads)
+            guard analysis.subjects.count <= 65535 else { throw CutoutError.tooManySubjectsForLabels(count: analysis.subjects.count) }
+            return try ImageFiles.encodeLabelsPNG(of: analysis, name: path, threads: options.threads)
         }
         timings.encode += clock.lap()
 

@@ -32,7 +32,7 @@ package struct RunLabels: Sendable {
 
     /// Writes row `y`'s labels (`width` values, 0: background) to `out`.
     @inline(__always)
-    func render(row y: Int, into out: UnsafeMutablePointer<Int32>) {
+    package func render(row y: Int, into out: UnsafeMutablePointer<Int32>) {
         var x = 0
         for r in runs.rowOffsets[y] ..< runs.rowOffsets[y + 1] {
             let s = Int(runs.runStart[r]), e = Int(runs.runEnd[r])

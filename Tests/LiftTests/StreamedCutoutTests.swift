@@ -62,6 +62,13 @@ import TestSupport
         }
     }
 
+    @Test func labelRowsGiveTheLabelMapsFile() throws {
+        for (width, height) in [(1, 1), (67, 2100), (130, 70)] {
+            let analysis = try Self.analysis(width: width, height: height, seed: 5)
+            #expect(try ImageFiles.encodeLabelsPNG(of: analysis, threads: 2) == (try ImageFiles.encodeLabelsPNG(analysis.labels, threads: 1)))
+        }
+    }
+
     @Test func aShrinkingCapNeedsTheWholeImage() throws {
         let analysis = try Self.analysis(width: 40, height: 30, seed: 1)
         #expect(try analysis.imageRows(for: analysis.subjects, layout: OutputLayout(maxLongSide: 20)) == nil)
