@@ -238,7 +238,11 @@ enum BlockAverage {
                     let pixels = rgba + y &* width &* 4, values = rowsOfBlock[y &- y0]
                     for x in x0 ..< x1 {
                         red &+= Int(pixels[x &* 4]); green &+= Int(pixels[x &* 4 &+ 1]); blue &+= Int(pixels[x &* 4 &+ 2])
-                        mapSum += threshold.map { values[x] >= $0 ? 1 : 0 } ?? values[x]
+                    }
+                    if let threshold {
+                        for x in x0 ..< x1 { mapSum += values[x] >= threshold ? 1 : 0 }
+                    } else {
+                        for x in x0 ..< x1 { mapSum += values[x] }
                     }
                 }
                 var sum = SIMD4(Float(red) * (1 / 255), Float(green) * (1 / 255), Float(blue) * (1 / 255), mapSum)

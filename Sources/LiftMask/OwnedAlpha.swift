@@ -35,6 +35,7 @@ package final class OwnedAlpha: @unchecked Sendable {
         gain = 1 / (1 - 2 * snap)
         codes = .allocate(capacity: width * height)
         let width = width, block = ownership.block, gain = gain, softBytes = (soft.scratchBytes + 15) / 16 * 16
+        let gridWidth = (width + block - 1) / block
         nonisolated(unsafe) let codes = codes
         Parallel.forEach(count: height, threads: threads, minimumPerPart: 16) { rows in
             let scratch = UnsafeMutableRawPointer.allocate(byteCount: softBytes + width * 8, alignment: 16)
@@ -49,7 +50,6 @@ package final class OwnedAlpha: @unchecked Sendable {
                     // (a labelled pixel's block is owned by a label at least as large).
                     soft.prepare(row: y, scratch: scratch)
                     var gx = 0
-                    let gridWidth = (width + block - 1) / block
                     while gx < gridWidth {
                         guard owners[gx] != 0 else { gx += 1; continue }
                         var end = gx + 1
@@ -57,13 +57,19 @@ package final class OwnedAlpha: @unchecked Sendable {
                         soft.render(row: y, columns: gx * block ..< min(end * block, width), into: softRow, prepared: scratch)
                         gx = end
                     }
-                    for x in 0 ..< width {
-                        let label = labelRow[x], owner = owners[x / block]
-                        guard owner != 0 || label != 0 else { out[x] = 0; continue }
-                        var value = OwnershipMap.ownedValue(soft: softRow[x], label: label, owner: owner, threshold: threshold,
-                                                            snap: snap, gain: gain)
-                        if let keeping, !keeping[Int(label != 0 ? label : owner)] { value = 0 }
-                        out[x] = value == 0 ? 0 : value == 1 ? 255 : 1
+                    for gx in 0 ..< gridWidth {
+                        let owner = owners[gx], columns = gx &* block ..< min(gx &* block &+ block, width)
+                        guard owner != 0 else {
+                            (out + columns.lowerBound).update(repeating: 0, count: columns.count)  // no label either
+                            continue
+                        }
+                        for x in columns {
+                            let label = labelRow[x]
+                            var value = OwnershipMap.ownedValue(soft: softRow[x], label: label, owner: owner, threshold: threshold,
+                                                                snap: snap, gain: gain)
+                            if let keeping, !keeping[Int(label != 0 ? label : owner)] { value = 0 }
+                            out[x] = value == 0 ? 0 : value == 1 ? 255 : 1
+                        }
                     }
                 }
             }
@@ -82,13 +88,29 @@ package final class OwnedAlpha: @unchecked Sendable {
     fileprivate func render(row y: Int, into out: UnsafeMutablePointer<Float>, keeping: [Bool]?, scratch: UnsafeMutableRawPointer,
                             labelOffset: Int) {
         let row = codes + y &* width
-        var between: UInt8 = 0
-        for x in 0 ..< width {
-            let code = row[x]
-            out[x] = code == 255 ? 1 : 0
-            between |= code &- 1 < 254 ? 1 : 0
+        var between = false
+        var x = 0
+        // Eight codes at a time: all 0 or all 255 (most of a photo) expand without a look at each.
+        let raw = UnsafeRawPointer(row)
+        while x &+ 8 <= width {
+            let word = raw.loadUnaligned(fromByteOffset: x, as: UInt64.self)
+            if word == 0 || word == .max {
+                (out + x).update(repeating: word == 0 ? 0 : 1, count: 8)
+            } else {
+                for i in x ..< x &+ 8 {
+                    let code = row[i]
+                    out[i] = code == 255 ? 1 : 0
+                    between = between || code &- 1 < 254
+                }
+            }
+            x &+= 8
         }
-        if between != 0 {
+        for i in x ..< width {
+            let code = row[i]
+            out[i] = code == 255 ? 1 : 0
+            between = between || code &- 1 < 254
+        }
+        if between {
             // Only the codes between 0 and 255 need the soft map: the same value, the same formula.
             soft.prepare(row: y, scratch: scratch)
             for x in 0 ..< width where row[x] &- 1 < 254 {
@@ -100,9 +122,12 @@ package final class OwnedAlpha: @unchecked Sendable {
         labels.render(row: y, into: labelRow)
         let block = ownership.block
         ownership.withOwners(ofRow: y) { owners in
-            for x in 0 ..< width where row[x] != 0 {
-                let label = labelRow[x]
-                if !keeping[Int(label != 0 ? label : owners[x / block])] { out[x] = 0 }
+            for gx in 0 ..< (width + block - 1) / block {
+                let owner = owners[gx]
+                for x in gx &* block ..< min(gx &* block &+ block, width) where row[x] != 0 {
+                    let label = labelRow[x]
+                    if !keeping[Int(label != 0 ? label : owner)] { out[x] = 0 }
+                }
             }
         }
     }
