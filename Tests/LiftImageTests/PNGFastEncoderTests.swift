@@ -134,6 +134,24 @@ import Testing
         #expect(PNGBytes.chunks(files[0]).filter { $0.type == "IDAT" }.count > 5)
     }
 
+    /// Rows made on demand (`encode(width:height:layout:…row:)`, how the CLI streams a cut-out) give the
+    /// file of the whole image: each segment asks only for its rows and the one before them.
+    @Test func rowsMadeOnDemandGiveTheWholeImagesFile() throws {
+        var rng = SeededGenerator(seed: 67)
+        let (w, h) = (67, 2100)  // 269 filtered bytes a row: 974 rows to a segment, three segments
+        let pixels: [UInt8] = (0..<(w * h * 4)).map { i in i / (w * 4) % 300 < 120 ? 0 : UInt8.random(in: 0...40, using: &rng) }
+        let image = PNGSamples(width: w, height: h, layout: .rgba, storage: .eight(pixels))
+        for threads in [1, 2] {
+            let options = PNGEncoder.Options(compressor: .fast, reduceColorType: true, threads: threads)
+            let streamed = try pixels.withUnsafeBufferPointer { source in
+                try PNGEncoder.encode(width: w, height: h, layout: .rgba, options: options) { y, out in
+                    out.update(from: source.baseAddress! + y * w * 4, count: w * 4)
+                }
+            }
+            #expect(streamed == (try PNGEncoder.encode(image, options: options)), "\(threads) threads")
+        }
+    }
+
     /// The compressor is chosen by the option alone: zlib's bytes stay as they were.
     @Test func zlibIsStillTheDefault() throws {
         let image = RGBAImage(width: 64, height: 64, pixels: (0..<(64 * 64 * 4)).map { UInt8(truncatingIfNeeded: $0 / 7) })
