@@ -31,11 +31,10 @@ public enum ImageFiles {
         }
     }
 
-    /// Compression for cut-outs and photos: the fast compressor. On 11–12 MP cut-outs it takes ~11 %
-    /// of zlib level 4's time (the previous default; 12 MP: 21 instead of 173 ms on 2 cores) for 3–8 %
-    /// more bytes, fewer than zlib level 1, Pillow's or OpenCV's; the PNG encoder was the largest
-    /// stage of a one-shot run (`Benchmarks/RESULTS.md`, "Fast PNG compressor").
-    public static let defaultPNGLevel: PNGCompression = .fast
+    /// Compression for cut-outs and photos: zlib level 4 takes about half of level 6's deflate time
+    /// (libpng's and Pillow's default) for files ~2 % larger, measured on a 0.5 MP and a 2 MP cut-out
+    /// (+2.2 % and +1.4 % bytes, 0.42× and 0.46× the time); deflate was the largest stage of a one-shot run.
+    public static let defaultPNGLevel: PNGCompression = 4
 
     /// Encodes an RGBA image as PNG (the smallest lossless colour type that holds it) compressed as
     /// `level` says (a zlib level, 0 stored … 9 smallest, or `.fast`) on `threads` threads (`nil`: every

@@ -3,8 +3,8 @@
 public enum PNGCompression: Sendable, Equatable, ExpressibleByIntegerLiteral {
     /// zlib at `level`, 0 (stored) … 9 (smallest); other levels are refused when encoding.
     case zlib(level: Int)
-    /// Lift's fpnge-style compressor (`PNGEncoder.Compressor.fast`): on 11–12 MP cut-outs ~9× faster
-    /// than zlib level 4 for 3–8 % more bytes (`Benchmarks/RESULTS.md`, "Fast PNG compressor").
+    /// Lift's fpnge-style compressor (`PNGEncoder.Compressor.fast`): on a 12 MP cut-out ~9× faster
+    /// than zlib level 4 for ~3 % more bytes (`Benchmarks/RESULTS.md`, "Fast PNG compressor").
     case fast
 
     /// zlib at the literal's level.
