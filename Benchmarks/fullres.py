@@ -8,7 +8,8 @@ same cut-out, in one run.
 
 `--make-inputs SOURCE` writes `Benchmarks/.work/fullres/photo-{1,12,24}mp.jpg` (Lanczos resizes of
 SOURCE, quality 90) and, with `--huge`, a 14000x14000 PNG (196 MP). Each row runs
-`lift PHOTO -o OUT --force --json -` (plus the mode's options) `--repeat` times as fresh processes and
+`lift PHOTO -o OUT --force --json -` (plus the mode's options, at the default zlib level 4 and with
+`--png-level fast`) `--repeat` times as fresh processes and
 reports the median wall time of the whole process (start to exit), its median stage times (the
 `--json` report's milliseconds), the largest peak RSS (`wait4`'s ru_maxrss) and the budget the issue
 sets, 6 bytes per photo pixel + 150 MB. In the same run: Pillow's decode of the JPEG (best of
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import itertools
 import json
 import os
 import statistics
@@ -44,6 +46,8 @@ LIFT = REPO / ".build" / "release" / "lift"
 SIZES = {"photo-1mp.jpg": (1155, 866), "photo-12mp.jpg": (4000, 3000), "photo-24mp.jpg": (5657, 4243)}
 HUGE = ("photo-196mp.png", (14000, 14000))
 MODES = {"transparent": [], "-b white": ["-b", "white"], "--crop": ["--crop"], "--mask": ["--mask", "MASK"]}
+# Each mode at the default compression (zlib level 4) and with the fast compressor.
+COMPRESSIONS = {"zlib 4": [], "fast": ["--png-level", "fast"]}
 
 
 def make_inputs(source: Path, huge: bool) -> None:
@@ -84,14 +88,40 @@ def pillow_decode(path: Path) -> None:
         image.load()
 
 
+def peer_times(photo: Path, cutout: Path | None, repeat: int) -> dict[str, float]:
+    """Pillow's decode of `photo`, Pillow's and OpenCV's encode of `cutout`, milliseconds (best of)."""
+    result = {"pillow_decode_ms": best_ms(repeat, lambda: pillow_decode(photo))}
+    if cutout:
+        pixels = np.asarray(Image.open(cutout))
+        image = Image.fromarray(pixels)
+        bgra = cv2.cvtColor(pixels, cv2.COLOR_RGBA2BGRA)
+        result["pillow_encode_1_ms"] = best_ms(2, lambda: image.save(io.BytesIO(), "PNG", compress_level=1))
+        result["pillow_encode_6_ms"] = best_ms(2, lambda: image.save(io.BytesIO(), "PNG", compress_level=6))
+        result["opencv_encode_1_ms"] = best_ms(2, lambda: cv2.imencode(".png", bgra, [cv2.IMWRITE_PNG_COMPRESSION, 1]))
+    return result
+
+
+def peers_in_child(photo: Path, cutout: Path | None, repeat: int) -> dict[str, float]:
+    """`peer_times` in a separate process: this one stays small, since a child's peak RSS (`wait4`)
+    counts what it shared with this process before its exec."""
+    command = [sys.executable, __file__, "--peers", str(photo), "--repeat", str(repeat)]
+    command += ["--cutout", str(cutout)] if cutout else []
+    return json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--make-inputs", type=Path, metavar="SOURCE")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--huge", action="store_true", help="also the 196 MP PNG (transparent mode, 2 runs)")
+    parser.add_argument("--peers", type=Path, metavar="PHOTO", help=argparse.SUPPRESS)
+    parser.add_argument("--cutout", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.make_inputs:
         make_inputs(args.make_inputs, args.huge)
+        return
+    if args.peers:
+        print(json.dumps(peer_times(args.peers, args.cutout, args.repeat)))
         return
     if not LIFT.exists():
         sys.exit(f"build lift first: swift build -c release --product lift ({LIFT} is missing)")
@@ -103,25 +133,22 @@ def main() -> None:
         if not path.exists():
             sys.exit(f"{path} is missing: run with --make-inputs SOURCE first")
         pixels = width * height
-        decode = best_ms(args.repeat, lambda: pillow_decode(path))
+        decode = peers_in_child(path, None, args.repeat)["pillow_decode_ms"]
         huge = pixels > 100_000_000
-        for mode, options in MODES.items():
+        for (mode, options), (compression, level) in itertools.product(MODES.items(), COMPRESSIONS.items()):
             if huge and mode != "transparent":
                 continue
             out = WORK / f"out-{path.stem}.png"
-            runs = [run_lift(path, options, out) for _ in range(2 if huge else args.repeat)]
+            runs = [run_lift(path, options + level, out) for _ in range(2 if huge else args.repeat)]
             stages = {key: statistics.median(run[2][key] for run in runs) for key in runs[0][2]}
-            row = {"photo": path.name, "pixels": pixels, "mode": mode, "wall_ms": statistics.median(r[0] for r in runs),
+            row = {"photo": path.name, "pixels": pixels, "mode": f"{mode}, {compression}",
+                   "wall_ms": statistics.median(r[0] for r in runs),
                    "rss_mb": max(r[1] for r in runs), "budget_mb": 6 * pixels / 1e6 + 150, "pillow_decode_ms": decode,
                    "stages": stages}
-            if mode == "transparent":
-                cutout = np.asarray(Image.open(out))
-                image = Image.fromarray(cutout)
-                bgra = cv2.cvtColor(cutout, cv2.COLOR_RGBA2BGRA)
-                row["pillow_encode_1_ms"] = best_ms(2, lambda: image.save(io.BytesIO(), "PNG", compress_level=1))
-                row["pillow_encode_6_ms"] = best_ms(2, lambda: image.save(io.BytesIO(), "PNG", compress_level=6))
-                row["opencv_encode_1_ms"] = best_ms(2, lambda: cv2.imencode(".png", bgra, [cv2.IMWRITE_PNG_COMPRESSION, 1]))
-                row["lift_bytes"] = out.stat().st_size
+            row["lift_bytes"] = out.stat().st_size
+            if mode == "transparent" and compression == "zlib 4":
+                encodes = peers_in_child(path, out, 1)
+                row.update({key: value for key, value in encodes.items() if key != "pillow_decode_ms"})
             rows.append(row)
             print(json.dumps(row), flush=True)
     print()

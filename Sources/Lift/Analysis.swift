@@ -200,7 +200,7 @@ public struct Analysis: Sendable {
     }
 
     /// The rows of `mask(for:)`, computed on demand.
-    private func maskRows(for subjects: [Subject]) throws -> MapRows {
+    func maskRows(for subjects: [Subject]) throws -> MapRows {
         try checkOwn(subjects)
         // All subjects: the alpha already is their union (no pixel is owned by a subject left out).
         let keeping = Set(subjects.map(\.label))

@@ -102,6 +102,26 @@ public enum ImageFiles {
         }
     }
 
+    /// `encodePNG(analysis.maskImage(for: subjects))`, the same bytes, with the mask's rows rendered as
+    /// the encoder takes them (no photo-sized mask image).
+    /// - Throws: `LiftError.encodingFailed`; `MaskError.unknownSubject` for a subject not from `analysis`.
+    public static func encodeMaskPNG(of analysis: Analysis, for subjects: [Subject], name: String = "mask",
+                                     threads: Int? = nil) throws -> [UInt8] {
+        let rows = try analysis.maskRows(for: subjects), width = rows.width
+        do {
+            return try rows.withRowReader { read in
+                try PNGEncoder.encode(width: width, height: rows.height, layout: .gray, options: dataOptions(threads: threads)) { y, out in
+                    let scratch = rows.allocateScratch()
+                    defer { scratch.deallocate() }
+                    let row = read(y, scratch)
+                    for x in 0 ..< width { out[x] = FloatMap.quantised(row[x]) }
+                }
+            }
+        } catch {
+            throw LiftError.encodingFailed(path: name, underlying: error)
+        }
+    }
+
     /// Grey samples written as they are (no palette, no bit-depth reduction), fast settings.
     private static func encodeData(_ samples: PNGSamples, name: String, threads: Int?) throws(LiftError) -> [UInt8] {
         do {

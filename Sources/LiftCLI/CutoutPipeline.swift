@@ -151,23 +151,22 @@ public struct CutoutPipeline {
         // Without a longest-side cap the rows are rendered as the encoder takes them, so the cut-out
         // is never held whole (composite then times only the preparation).
         let crop = options.crop != nil, layout = options.outputLayout
-        let rows = layout.maxLongSide == nil
-            ? try analysis.imageRows(for: subjects, croppedToExtent: crop, background: options.background, layout: layout) : nil
-        let cutout = rows == nil
-            ? try analysis.image(for: subjects, croppedToExtent: crop, background: options.background, layout: layout) : nil
-        let maskImage = mask == nil ? nil : try analysis.maskImage(for: subjects)
-        timings.composite += clock.lap()
         let (threads, level) = (options.threads, options.pngLevel)
-        var encoded = if let rows {
-            EncodedCutout(output: output, bytes: try ImageFiles.encodePNG(rows, name: output.name, level: level, color: color, threads: threads),
-                          width: rows.frame.width, height: rows.frame.height)
-        } else if let cutout {
-            EncodedCutout(output: output, bytes: try ImageFiles.encodePNG(cutout, name: output.name, level: level, color: color, threads: threads),
-                          width: cutout.width, height: cutout.height)
+        var encoded: EncodedCutout
+        if layout.maxLongSide == nil,
+           let rows = try analysis.imageRows(for: subjects, croppedToExtent: crop, background: options.background, layout: layout) {
+            timings.composite += clock.lap()
+            encoded = EncodedCutout(output: output, bytes: try ImageFiles.encodePNG(rows, name: output.name, level: level, color: color,
+                                                                                  threads: threads),
+                                    width: rows.frame.width, height: rows.frame.height)
         } else {
-            preconditionFailure("imageRows gives rows whenever no longest-side cap is set")
+            let cutout = try analysis.image(for: subjects, croppedToExtent: crop, background: options.background, layout: layout)
+            timings.composite += clock.lap()
+            encoded = EncodedCutout(output: output, bytes: try ImageFiles.encodePNG(cutout, name: output.name, level: level, color: color,
+                                                                                  threads: threads),
+                                    width: cutout.width, height: cutout.height)
         }
-        if let mask, let maskImage { encoded.mask = (mask, try ImageFiles.encodePNG(maskImage, name: mask, threads: threads)) }
+        if let mask { encoded.mask = (mask, try ImageFiles.encodeMaskPNG(of: analysis, for: subjects, name: mask, threads: threads)) }
         timings.encode += clock.lap()
         return encoded
     }

@@ -62,19 +62,19 @@ package struct MapRows: Sendable {
     /// Calls `body` with a row reader: `read(y, scratch)` returns a pointer to row `y`'s `width`
     /// values, valid until the next call with the same scratch (`scratchBytes` per thread, from
     /// `allocateScratch`).
-    package func withRowReader<R>(_ body: ((Int, UnsafeMutableRawPointer) -> UnsafePointer<Float>) -> R) -> R {
+    package func withRowReader<R>(_ body: ((Int, UnsafeMutableRawPointer) -> UnsafePointer<Float>) throws -> R) rethrows -> R {
         switch kind {
         case let .stored(map):
-            return map.values.withUnsafeBufferPointer { values in
+            return try map.values.withUnsafeBufferPointer { values in
                 let base = values.baseAddress, width = width
-                return body { y, _ in
+                return try body { y, _ in
                     guard let base else { preconditionFailure("a non-empty map has values") }
                     return base + y &* width
                 }
             }
         case let .rendered(renderer):
             let width = width
-            return body { y, scratch in
+            return try body { y, scratch in
                 let out = scratch.assumingMemoryBound(to: Float.self)
                 renderer.render(row: y, into: out, scratch: scratch + Self.outputBytes(width))
                 return UnsafePointer(out)

@@ -62,6 +62,17 @@ import TestSupport
         }
     }
 
+    @Test func maskRowsGiveTheMaskImagesFile() throws {
+        for (width, height) in [(1, 1), (67, 2100), (130, 70)] {
+            let analysis = try Self.analysis(width: width, height: height, seed: 9)
+            for subjects in [analysis.subjects, Array(analysis.subjects.prefix(1)), []] {
+                let whole = try ImageFiles.encodePNG(try analysis.mask(for: subjects).grayImage(), threads: 1)
+                #expect(try ImageFiles.encodeMaskPNG(of: analysis, for: subjects, threads: 2) == whole)
+                #expect(try analysis.maskImage(for: subjects) == (try analysis.mask(for: subjects).grayImage()))
+            }
+        }
+    }
+
     @Test func labelRowsGiveTheLabelMapsFile() throws {
         for (width, height) in [(1, 1), (67, 2100), (130, 70)] {
             let analysis = try Self.analysis(width: width, height: height, seed: 5)
