@@ -228,26 +228,15 @@ public struct Analysis: Sendable {
     ///   `.emptySelection` when cropping to no subject, `.tooLarge` for an oversized canvas.
     public func image(for subjects: [Subject], croppedToExtent: Bool = false,
                       background: Background = .transparent, layout: OutputLayout = OutputLayout()) throws -> RGBAImage {
-        let (rows, cap) = try composite(for: subjects, croppedToExtent: croppedToExtent, background: background, layout: layout)
-        let composed = try Compositor.compose(rows, threads: threads)
-        guard let cap else { return composed }
-        return AreaDownscale.fit(composed, maxLongSide: cap, threads: threads)
+        try imageRows(for: subjects, croppedToExtent: croppedToExtent, background: background, layout: layout).image(threads: threads)
     }
 
     /// `image(for:croppedToExtent:background:layout:)` as rows made on demand, for an encoder that
-    /// takes them one at a time (`PNGEncoder.encode(width:height:layout:options:opaqueKnown:row:)`), so
-    /// the image is never held whole; the same pixels. `nil` when `layout.maxLongSide` shrinks the
-    /// image: the downscale needs the whole composite.
+    /// takes them one at a time (`ImageFiles.encodePNG(_ rows:)`), so the image is never held whole;
+    /// the same pixels. A longest-side cap shrinks the composite's rows as they are made.
     /// - Throws: as `image(for:…)`.
     public func imageRows(for subjects: [Subject], croppedToExtent: Bool = false, background: Background = .transparent,
-                          layout: OutputLayout = OutputLayout()) throws -> CompositeRows? {
-        let (rows, cap) = try composite(for: subjects, croppedToExtent: croppedToExtent, background: background, layout: layout)
-        return cap == nil ? rows : nil
-    }
-
-    /// The composite's rows, and the longest side it must then be shrunk to (`nil`: it fits).
-    private func composite(for subjects: [Subject], croppedToExtent: Bool, background: Background,
-                           layout: OutputLayout) throws -> (CompositeRows, cap: Int?) {
+                          layout: OutputLayout = OutputLayout()) throws -> any RGBARows {
         let alpha = try maskRows(for: subjects)
         var frame = PixelBox(x: 0, y: 0, width: photo.width, height: photo.height)
         if croppedToExtent {
@@ -259,11 +248,10 @@ public struct Analysis: Sendable {
         if layout.square { frame = Framing.square(frame) }
         let rows = try CompositeRows(photo: photo, alpha: alpha, background: background, frame: frame,
                                      decontaminate: options.decontaminate, threads: threads)
-        if let cap = layout.maxLongSide, cap < 1 {
-            throw MaskError.invalidParameter(name: "maxLongSide", value: "\(cap)", expected: "≥ 1")
-        }
-        let cap = layout.maxLongSide.flatMap { max(frame.width, frame.height) > $0 ? $0 : nil }
-        return (rows, cap)
+        guard let cap = layout.maxLongSide else { return rows }
+        guard cap >= 1 else { throw MaskError.invalidParameter(name: "maxLongSide", value: "\(cap)", expected: "≥ 1") }
+        guard let size = AreaDownscale.fittedSize(width: frame.width, height: frame.height, maxLongSide: cap) else { return rows }
+        return AreaDownscale.Rows(of: rows, width: size.width, height: size.height)
     }
 
     /// Throws `MaskError.unknownSubject` unless every subject is one of `self.subjects`.

@@ -53,14 +53,14 @@ public enum ImageFiles {
     /// Encodes a composite made row by row (`Analysis.imageRows`) like `encodePNG(_:name:level:color:threads:)`
     /// encodes the same image whole, to the same bytes: the rows are rendered as the compressor takes
     /// them, on its threads, so the composite is never held whole.
-    public static func encodePNG(_ rows: CompositeRows, name: String = "image", level: PNGCompression = defaultPNGLevel,
+    public static func encodePNG(_ rows: any RGBARows, name: String = "image", level: PNGCompression = defaultPNGLevel,
                                  color: PNGMetadata = PNGMetadata(), threads: Int? = nil) throws(LiftError) -> [UInt8] {
-        let width = rows.frame.width
+        let width = rows.width
         do {
             let options = PNGEncoder.Options(level: level, reduceColorType: true, metadata: color, threads: threads)
-            return try PNGEncoder.encode(width: width, height: rows.frame.height, layout: .rgba, options: options,
+            return try PNGEncoder.encode(width: width, height: rows.height, layout: .rgba, options: options,
                                          opaqueKnown: rows.isOpaque) { y, out in
-                let scratch = UnsafeMutableRawPointer.allocate(byteCount: rows.scratchBytes, alignment: 16)
+                let scratch = UnsafeMutableRawPointer.allocate(byteCount: max(rows.scratchBytes, 16), alignment: 16)
                 defer { scratch.deallocate() }
                 rows.render(row: y, into: out, scratch: scratch)
             }

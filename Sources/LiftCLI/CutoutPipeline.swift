@@ -148,24 +148,15 @@ public struct CutoutPipeline {
     /// Composites `subjects` as the options say and encodes the result (and their mask, when `mask` names a file).
     private func encodeCutout(of subjects: [Subject], from analysis: Analysis, color: PNGMetadata, output: OutputTarget,
                               mask: String?, timings: inout StageTimings, clock: inout Stopwatch) throws -> EncodedCutout {
-        // Without a longest-side cap the rows are rendered as the encoder takes them, so the cut-out
-        // is never held whole (composite then times only the preparation).
-        let crop = options.crop != nil, layout = options.outputLayout
-        let (threads, level) = (options.threads, options.pngLevel)
-        var encoded: EncodedCutout
-        if layout.maxLongSide == nil,
-           let rows = try analysis.imageRows(for: subjects, croppedToExtent: crop, background: options.background, layout: layout) {
-            timings.composite += clock.lap()
-            encoded = EncodedCutout(output: output, bytes: try ImageFiles.encodePNG(rows, name: output.name, level: level, color: color,
-                                                                                  threads: threads),
-                                    width: rows.frame.width, height: rows.frame.height)
-        } else {
-            let cutout = try analysis.image(for: subjects, croppedToExtent: crop, background: options.background, layout: layout)
-            timings.composite += clock.lap()
-            encoded = EncodedCutout(output: output, bytes: try ImageFiles.encodePNG(cutout, name: output.name, level: level, color: color,
-                                                                                  threads: threads),
-                                    width: cutout.width, height: cutout.height)
-        }
+        // The rows are rendered as the encoder takes them, so the cut-out is never held whole
+        // (composite then times only the preparation).
+        let rows = try analysis.imageRows(for: subjects, croppedToExtent: options.crop != nil, background: options.background,
+                                          layout: options.outputLayout)
+        timings.composite += clock.lap()
+        let threads = options.threads
+        var encoded = EncodedCutout(output: output, bytes: try ImageFiles.encodePNG(rows, name: output.name, level: options.pngLevel,
+                                                                                  color: color, threads: threads),
+                                    width: rows.width, height: rows.height)
         if let mask { encoded.mask = (mask, try ImageFiles.encodeMaskPNG(of: analysis, for: subjects, name: mask, threads: threads)) }
         timings.encode += clock.lap()
         return encoded

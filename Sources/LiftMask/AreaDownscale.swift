@@ -7,77 +7,92 @@ public enum AreaDownscale {
     /// The other side is scaled by the same factor and rounded, at least 1.
     public static func fit(_ image: RGBAImage, maxLongSide: Int, threads: Int = Parallel.defaultThreads) -> RGBAImage {
         precondition(maxLongSide >= 1, "maxLongSide must be at least 1")
-        let long = max(image.width, image.height)
-        guard long > maxLongSide else { return image }
-        let scale = Double(maxLongSide) / Double(long)
-        let width = image.width >= image.height ? maxLongSide : max(1, Int((Double(image.width) * scale).rounded()))
-        let height = image.height > image.width ? maxLongSide : max(1, Int((Double(image.height) * scale).rounded()))
+        guard let (width, height) = fittedSize(width: image.width, height: image.height, maxLongSide: maxLongSide) else { return image }
         return resize(image, width: width, height: height, threads: threads)
+    }
+
+    /// The size `fit` shrinks a `width × height` image to, or nil when it already fits.
+    public static func fittedSize(width: Int, height: Int, maxLongSide: Int) -> (width: Int, height: Int)? {
+        let long = max(width, height)
+        guard long > maxLongSide else { return nil }
+        let scale = Double(maxLongSide) / Double(long)
+        return (width >= height ? maxLongSide : max(1, Int((Double(width) * scale).rounded())),
+                height > width ? maxLongSide : max(1, Int((Double(height) * scale).rounded())))
     }
 
     /// `image` resized down to `width × height` (each no larger than the source's) by area averaging:
     /// each output pixel is the coverage-weighted mean of the source pixels under it, averaged with
     /// premultiplied alpha so transparent pixels lend no colour.
     public static func resize(_ image: RGBAImage, width: Int, height: Int, threads: Int = Parallel.defaultThreads) -> RGBAImage {
-        precondition(width >= 1 && height >= 1 && width <= image.width && height <= image.height,
-                     "area downscale needs 1 ≤ output ≤ input")
-        let columns = AreaTaps(outputCount: width, inputCount: image.width)
-        let rows = AreaTaps(outputCount: height, inputCount: image.height)
-        let sourceWidth = image.width
-        // Horizontal pass to premultiplied floats: image.height × width.
-        var horizontal = [SIMD4<Float>](repeating: SIMD4(), count: image.height * width)
-        image.pixels.withUnsafeBufferPointer { src in
-            horizontal.withUnsafeMutableBufferPointer { dst in
-                nonisolated(unsafe) let dst = dst
-                Parallel.forEach(count: image.height, threads: threads, minimumPerPart: 16) { range in
-                    for y in range {
-                        let row = src.nonEmptyBase + y &* sourceWidth &* 4
-                        for x in 0 ..< width {
-                            var sum = SIMD4<Float>()
-                            for t in columns.offsets[x] ..< columns.offsets[x + 1] {
-                                let p = row + columns.index[t] &* 4
-                                let a = Float(p[3])
-                                sum += columns.weight[t] * SIMD4(Float(p[0]) * a, Float(p[1]) * a, Float(p[2]) * a, a)
-                            }
-                            dst[y &* width &+ x] = sum
-                        }
+        Rows(of: StoredRGBARows(stored: image), width: width, height: height).image(threads: threads)
+    }
+
+    /// `resize` of an image given as rows, itself as rows: output row `y` renders the source rows
+    /// under it (those on a boundary twice), so neither image is held whole.
+    public struct Rows: RGBARows {
+        public let width: Int, height: Int
+        public var isOpaque: Bool { false }
+        private let source: any RGBARows
+        private let columns: AreaTaps, rows: AreaTaps
+
+        /// `source` reduced to `width × height` (each at least 1 and no larger than the source's).
+        public init(of source: any RGBARows, width: Int, height: Int) {
+            precondition(width >= 1 && height >= 1 && width <= source.width && height <= source.height,
+                         "area downscale needs 1 ≤ output ≤ input")
+            self.width = width
+            self.height = height
+            self.source = source
+            columns = AreaTaps(outputCount: width, inputCount: source.width)
+            rows = AreaTaps(outputCount: height, inputCount: source.height)
+        }
+
+        /// One source row, its horizontal pass and the running vertical sum (premultiplied floats), then the source's own.
+        public var scratchBytes: Int { Self.rounded(source.width * 4) + 2 * width * 16 + source.scratchBytes }
+
+        private static func rounded(_ bytes: Int) -> Int { (bytes + 15) / 16 * 16 }
+
+        public func render(row y: Int, into out: UnsafeMutablePointer<UInt8>, scratch: UnsafeMutableRawPointer) {
+            let input = scratch.assumingMemoryBound(to: UInt8.self)
+            let horizontal = (scratch + Self.rounded(source.width * 4)).assumingMemoryBound(to: SIMD4<Float>.self)
+            let sum = horizontal + width
+            let sourceScratch = scratch + Self.rounded(source.width * 4) + 2 * width * 16
+            sum.update(repeating: SIMD4(), count: width)
+            for t in rows.offsets[y] ..< rows.offsets[y + 1] {
+                source.render(row: rows.index[t], into: input, scratch: sourceScratch)
+                // Horizontal pass to premultiplied floats, then this row's share of the vertical sum.
+                for x in 0 ..< width {
+                    var row = SIMD4<Float>()
+                    for c in columns.offsets[x] ..< columns.offsets[x + 1] {
+                        let p = input + columns.index[c] &* 4
+                        let a = Float(p[3])
+                        row += columns.weight[c] * SIMD4(Float(p[0]) * a, Float(p[1]) * a, Float(p[2]) * a, a)
                     }
+                    horizontal[x] = row
                 }
+                let weight = rows.weight[t]
+                for x in 0 ..< width { sum[x] += weight * horizontal[x] }
+            }
+            for x in 0 ..< width {
+                let s = sum[x], o = out + x &* 4
+                let a = s[3], alphaByte = min(max(a, 0), 255).rounded()
+                // Colour only where the alpha byte is non-zero: a pixel written as fully
+                // transparent keeps nothing of the photo (the cut-out's contract).
+                if alphaByte > 0 {
+                    o[0] = UInt8(min(max(s[0] / a, 0), 255).rounded())
+                    o[1] = UInt8(min(max(s[1] / a, 0), 255).rounded())
+                    o[2] = UInt8(min(max(s[2] / a, 0), 255).rounded())
+                } else {
+                    o[0] = 0; o[1] = 0; o[2] = 0
+                }
+                o[3] = UInt8(alphaByte)
             }
         }
-        var output = [UInt8](repeating: 0, count: width * height * 4)
-        horizontal.withUnsafeBufferPointer { src in
-            output.withUnsafeMutableBufferPointer { out in
-                nonisolated(unsafe) let out = out
-                Parallel.forEach(count: height, threads: threads, minimumPerPart: 4) { range in
-                    for y in range {
-                        for x in 0 ..< width {
-                            var sum = SIMD4<Float>()
-                            for t in rows.offsets[y] ..< rows.offsets[y + 1] {
-                                sum += rows.weight[t] * src[rows.index[t] &* width &+ x]
-                            }
-                            let o = (y &* width &+ x) &* 4
-                            let a = sum[3], alphaByte = min(max(a, 0), 255).rounded()
-                            // Colour only where the alpha byte is non-zero: a pixel written as fully
-                            // transparent keeps nothing of the photo (the cut-out's contract).
-                            if alphaByte > 0 {
-                                out[o] = UInt8(min(max(sum[0] / a, 0), 255).rounded())
-                                out[o &+ 1] = UInt8(min(max(sum[1] / a, 0), 255).rounded())
-                                out[o &+ 2] = UInt8(min(max(sum[2] / a, 0), 255).rounded())
-                            }
-                            out[o &+ 3] = UInt8(alphaByte)
-                        }
-                    }
-                }
-            }
-        }
-        return RGBAImage(width: width, height: height, pixels: output)
     }
 }
 
 /// Area-averaging weights along one axis: output `i` covers input interval `[i·S, (i+1)·S)`,
 /// S = input/output, and each input pixel weighs its overlap / S.
-struct AreaTaps {
+struct AreaTaps: Sendable {
     /// Taps of output `i` are `offsets[i] ..< offsets[i + 1]`.
     var offsets: [Int] = [0]
     /// Input index of each tap.

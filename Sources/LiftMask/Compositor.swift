@@ -21,37 +21,24 @@ public enum Compositor {
     ///   `.emptyInput` for an empty frame or photo.
     public static func compose(photo: RGBAImage, alpha: FloatMap, background: Background, frame: PixelBox,
                                decontaminate: Bool, threads: Int = Parallel.defaultThreads) throws -> RGBAImage {
-        try compose(CompositeRows(photo: photo, alpha: alpha, background: background, frame: frame,
-                                  decontaminate: decontaminate, threads: threads), threads: threads)
-    }
-
-    /// Renders every row of `rows` into one image.
-    public static func compose(_ rows: CompositeRows, threads: Int = Parallel.defaultThreads) throws -> RGBAImage {
-        let frame = rows.frame
-        let rowBytes = frame.width * 4, area = frame.width * frame.height
-        let output = [UInt8](unsafeUninitializedCapacity: area * 4) { out, initialized in
-            nonisolated(unsafe) let out = out
-            Parallel.forEach(count: frame.height, threads: threads, minimumPerPart: 16) { range in
-                let scratch = UnsafeMutableRawPointer.allocate(byteCount: rows.scratchBytes, alignment: 16)
-                defer { scratch.deallocate() }
-                for fy in range { rows.render(row: fy, into: out.nonEmptyBase + fy &* rowBytes, scratch: scratch) }
-            }
-            initialized = area * 4
-        }
-        return RGBAImage(width: frame.width, height: frame.height, pixels: output)
+        try CompositeRows(photo: photo, alpha: alpha, background: background, frame: frame, decontaminate: decontaminate,
+                          threads: threads).image(threads: threads)
     }
 }
 
 /// A composite made one output row at a time, in any order and from any thread: `Compositor.compose`
 /// renders every row into an image, and an encoder can render rows as it needs them, so the
-/// composite never exists whole (`PNGEncoder.encode(rows:)`). The blend is the one `compose` documents.
-public struct CompositeRows: @unchecked Sendable {
+/// composite never exists whole (`ImageFiles.encodePNG(_ rows:)`). The blend is the one `compose` documents.
+public struct CompositeRows: RGBARows, @unchecked Sendable {
     // @unchecked: every stored value is read-only after init (the colour means are a final class
     // written once in its init).
     /// The output rectangle in photo coordinates; row `fy` of the output is photo row `frame.y + fy`.
     public let frame: PixelBox
     /// Every output pixel has alpha 255 (an opaque background).
     public var isOpaque: Bool { backdrop.opacity == .opaque }
+    /// The output's size: the frame's.
+    public var width: Int { frame.width }
+    public var height: Int { frame.height }
     private let photo: RGBAImage
     private let alpha: MapRows
     private let backdrop: Backdrop

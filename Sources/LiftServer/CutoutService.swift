@@ -84,18 +84,11 @@ final class CutoutService: Sendable {
             case .cutout:
                 let kept = try options.cutout.selectSubjects(from: analysis)
                 if options.cutout.crop != nil, kept.isEmpty { throw CutoutError.nothingToCrop }
-                // As the CLI: rows rendered as the encoder takes them unless a longest-side cap needs the whole image.
-                let (crop, background, layout) = (options.cutout.crop != nil, options.cutout.background, options.cutout.outputLayout)
-                let level = options.cutout.pngLevel
-                if layout.maxLongSide == nil, let rows = try analysis.imageRows(for: kept, croppedToExtent: crop, background: background,
-                                                                               layout: layout) {
-                    timings.composite = clock.lap()
-                    body = try ImageFiles.encodePNG(rows, name: name, level: level, color: decoded.color, threads: threads)
-                } else {
-                    let image = try analysis.image(for: kept, croppedToExtent: crop, background: background, layout: layout)
-                    timings.composite = clock.lap()
-                    body = try ImageFiles.encodePNG(image, name: name, level: level, color: decoded.color, threads: threads)
-                }
+                // As the CLI: rows rendered as the encoder takes them.
+                let rows = try analysis.imageRows(for: kept, croppedToExtent: options.cutout.crop != nil,
+                                                  background: options.cutout.background, layout: options.cutout.outputLayout)
+                timings.composite = clock.lap()
+                body = try ImageFiles.encodePNG(rows, name: name, level: options.cutout.pngLevel, color: decoded.color, threads: threads)
                 headers.append(("X-Lift-Kept", "\(kept.count)"))
             }
             timings.encode = clock.lap()

@@ -51,9 +51,8 @@ import TestSupport
                 }
                 #expect(whole == (try Compositor.compose(photo: analysis.photo, alpha: alpha, background: background, frame: frame,
                                                          decontaminate: true)), "\(background) crop \(crop)")
-                let rows = try #require(try analysis.imageRows(for: analysis.subjects, croppedToExtent: crop, background: background,
-                                                               layout: layout))
-                #expect(rows.frame.width == whole.width && rows.frame.height == whole.height)
+                let rows = try analysis.imageRows(for: analysis.subjects, croppedToExtent: crop, background: background, layout: layout)
+                #expect(rows.width == whole.width && rows.height == whole.height)
                 for threads in [1, 2] {
                     let streamed = try ImageFiles.encodePNG(rows, level: 1, threads: threads)
                     #expect(streamed == (try ImageFiles.encodePNG(whole, level: 1, threads: threads)), "\(background) crop \(crop)")
@@ -80,9 +79,17 @@ import TestSupport
         }
     }
 
-    @Test func aShrinkingCapNeedsTheWholeImage() throws {
-        let analysis = try Self.analysis(width: 40, height: 30, seed: 1)
-        #expect(try analysis.imageRows(for: analysis.subjects, layout: OutputLayout(maxLongSide: 20)) == nil)
-        #expect(try analysis.imageRows(for: analysis.subjects, layout: OutputLayout(maxLongSide: 40)) != nil)
+    // A longest-side cap shrinks the composite's rows as they are made: the file of the whole
+    // composite shrunk by `AreaDownscale.fit`, for caps that cut rows and columns unevenly.
+    @Test(arguments: [(67, 2100, 300), (130, 70, 33), (40, 30, 1), (40, 30, 40)])
+    func aCapShrinksTheRowsAsTheyAreMade(width: Int, height: Int, cap: Int) throws {
+        let analysis = try Self.analysis(width: width, height: height, seed: 2)
+        for background in [Background.transparent, .white, .blurred(radius: 3)] {
+            let full = try analysis.image(for: analysis.subjects, background: background)
+            let expected = AreaDownscale.fit(full, maxLongSide: cap, threads: 1)
+            let rows = try analysis.imageRows(for: analysis.subjects, background: background, layout: OutputLayout(maxLongSide: cap))
+            #expect(rows.width == expected.width && rows.height == expected.height)
+            #expect(try ImageFiles.encodePNG(rows, threads: 2) == (try ImageFiles.encodePNG(expected, threads: 1)), "\(background)")
+        }
     }
 }
