@@ -4,14 +4,17 @@ import Foundation
 /// the header (`DecodingLimits.maxMemoryBytes`, before any pixel memory is allocated), so a photo too
 /// big for the machine is refused with a sentence instead of the process dying in an allocation.
 public enum MemoryBudget {
-    /// Peak bytes per photo pixel of a whole cut-out (decode, model input, mask and refinement planes,
-    /// composite, PNG encode), rounded up from the peak RSS measured with the `e0` subject model:
-    /// 23–26 bytes per pixel over 12 MP and 196 MP PNG and JPEG photos, every background, `--crop`,
-    /// `--mask`, `--labels`, `--each` and `accurate` (`Benchmarks/RESULTS.md`, "Memory budget").
-    public static let bytesPerPixel = 28
-    /// Bytes a run takes besides the photo: code, model weights and activations, thread stacks
-    /// (a one-shot cut-out of a small photo peaks at ~140 MB).
-    public static let fixedBytes = 192 << 20
+    /// Peak bytes per photo pixel of a whole cut-out, an upper bound from the peak RSS measured with the
+    /// `e0z` subject model (`Benchmarks/fullres.py`): 5–6 bytes per pixel over 12, 24 and 196 MP photos
+    /// (the photo's 4, the alpha's 1; every other map is rendered row by row), every background,
+    /// `--crop`, `--mask`, `--max-size`, `--labels`; 12 leaves room for the one whole-image path
+    /// left, a label map of more than 255 subjects (4 + 2 bytes more), and a progressive JPEG's
+    /// coefficients while it decodes.
+    public static let bytesPerPixel = 12
+    /// Bytes a run takes besides the photo: code, model weights and activations, thread stacks, the
+    /// refinement grid's planes (a one-shot cut-out of a small photo peaks at ~115 MB, `accurate`'s
+    /// second network ~210 MB more).
+    public static let fixedBytes = 320 << 20
 
     /// The peak memory Lift expects for decoding and cutting out a `width × height` photo, in bytes
     /// (saturating instead of overflowing).

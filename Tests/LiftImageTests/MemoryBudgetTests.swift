@@ -30,7 +30,7 @@ import TestSupport
             try PNGDecoder.decode(header, limits: limits)
         }
         #expect(PNGParsingError.overMemoryBudget(width: 14000, height: 14000, budget: 1_000_000_000).description
-            == "a 14000×14000 image needs about 5.7 GB to cut out, more than the memory budget of 1.0 GB; "
+            == "a 14000×14000 image needs about 2.7 GB to cut out, more than the memory budget of 1.0 GB; "
             + "scale it down, or raise the budget (--max-memory) if the machine has the memory")
         let jpeg = try Fixtures.bytes("jpeg/gray.jpg")
         #expect(throws: JPEGError.self) { try JPEGDecoder.decode(jpeg, limits: DecodingLimits(maxMemoryBytes: 1000)) }
