@@ -32,7 +32,7 @@ import torch.nn as nn
 TOOLS = Path(__file__).resolve().parents[1]
 REPO = TOOLS.parent
 sys.path.insert(0, str(TOOLS))  # Tools/: liftpy/ and the job folders import from there
-from liftpy.subject_model import SubjectNet, count_macs, variant_of  # noqa: E402
+from liftpy.subject_model import SubjectNet, count_macs, net_for, variant_of  # noqa: E402
 from liftpy.repository import git_commit  # noqa: E402
 
 
@@ -61,7 +61,7 @@ def input_spec(size):
 def load_checkpoint(path, which):
     ckpt = torch.load(path, map_location="cpu", weights_only=False)
     key = "ema" if "which" in ckpt else which  # best.pt stores its chosen weights under "ema"
-    model = SubjectNet(variant_of(ckpt[key]))
+    model = net_for(ckpt[key])  # instance heads, when present, are loaded but not exported (forward ignores them)
     model.load_state_dict(ckpt[key])
     return model.eval(), ckpt
 
@@ -206,8 +206,8 @@ def main():
     os.replace(tmp, out)
     print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB) from {a.checkpoint} (step {step}, epoch {epoch})")
 
-    shipped = SubjectNet(model.variant)
-    shipped.load_state_dict(model.state_dict())  # side heads, which are not exported
+    shipped = net_for(model.state_dict())
+    shipped.load_state_dict(model.state_dict())  # side (and instance) heads, which are not exported
     n = load_exported_weights(shipped, out)
     shipped = Probability(shipped.eval()).eval()
     print(f"reloaded {n} convolutions from {out}")

@@ -118,13 +118,13 @@ def gaussian_prior(h, w, sigma_frac=0.25):
 
 def load_checkpoint_model(path, which="ema"):
     import torch
-    from liftpy.subject_model import SubjectNet, variant_of
+    from liftpy.subject_model import net_for
     ckpt = torch.load(path, map_location="cpu", weights_only=False)
     if "which" in ckpt:  # a best.pt: its chosen weights (model or EMA) are stored under "ema"
         key, label = "ema", ckpt["which"]
     else:
         key = label = which
-    model = SubjectNet(variant_of(ckpt[key]))
+    model = net_for(ckpt[key])  # with instance heads when it has them (forward ignores them)
     model.load_state_dict(ckpt[key])
     return model.to(memory_format=torch.channels_last), ckpt, label
 

@@ -18,6 +18,11 @@ Input: NCHW float RGB in [0, 1] (the runtime's `range [0, 1]`, mean 0, std 1), a
 a multiple of 32 (trained at 256x256). Output: logits at input resolution; training also returns
 the side logits at /32, /16, /8 and /4.
 
+Optional instance heads (issue 39, `SubjectNet(variant, instance_heads=True)`; `InstanceHeads`):
+Panoptic-DeepLab's centre heatmap and offsets, and a touching-boundary map, at /4 from the
+decoder's /4 features; `forward` ignores them (what it computes, and the exported graph, stay the
+same), `forward_instances` returns them too. Their parameters live under `instance.`.
+
 The layers both encoders are built from (ConvBNAct, SqueezeExcite, InvertedResidual, `stages`) are
 in `subject_blocks.py`, which `efficientnet_lite.py` imports too.
 """
@@ -175,7 +180,7 @@ class DecoderStage(nn.Module):
 class SubjectNet(nn.Module):
     WIDTHS = (24, 32, 48, 64, 96)  # decoder outputs at /2, /4, /8, /16; context at /32
 
-    def __init__(self, variant="s"):
+    def __init__(self, variant="s", instance_heads=False, boundary_head=True):
         super().__init__()
         spec = VARIANTS[variant]
         self.variant = variant
@@ -192,8 +197,12 @@ class SubjectNet(nn.Module):
         self.dec4 = DecoderStage(w[2], skip[1], w[1], mid[1])
         self.dec2 = DecoderStage(w[1], skip[0], w[0], mid[0], light=True)
         self.head = nn.Conv2d(w[0], 1, 3, padding=1)
+        # Registered last and only when asked for, so a network without them has exactly the
+        # parameters (names, order) and random draws it always had.
+        self.instance = InstanceHeads(w[1], boundary=boundary_head) if instance_heads else None
 
-    def forward(self, x):
+    def _decode(self, x):
+        """The foreground outputs as `forward` returns them, and the decoder's /4 features."""
         size = x.shape[2:]
         f2, f4, f8, f16, f32 = self.encoder(x)
         c = self.context(f32)
@@ -203,14 +212,65 @@ class SubjectNet(nn.Module):
         d2 = self.dec2(d4, f2)
         out = F.interpolate(self.head(d2), size=size, mode="bilinear", align_corners=False)
         if not self.training:
-            return out
+            return out, d4
         # side logits stay at their own scale (/32, /16, /8, /4): the loss compares them with
         # area-downsampled targets, which is far cheaper than upsampling them.
-        return [out, self.context_side(c), self.dec16.side(d16), self.dec8.side(d8), self.dec4.side(d4)]
+        return [out, self.context_side(c), self.dec16.side(d16), self.dec8.side(d8), self.dec4.side(d4)], d4
+
+    def forward(self, x):
+        return self._decode(x)[0]
+
+    def forward_instances(self, x):
+        """(what `forward` returns, the instance heads' outputs: `InstanceHeads.forward`)."""
+        if self.instance is None:
+            raise ValueError("this SubjectNet has no instance heads")
+        out, d4 = self._decode(x)
+        return out, self.instance(d4)
 
 
-def count_macs(model: nn.Module, size=256) -> int:
-    """Multiply-accumulates of one forward pass (convs only; they are > 99 % of the work)."""
+class InstanceHeads(nn.Module):
+    """Instance cues at /4 (Panoptic-DeepLab, Cheng et al. 2020, on the subject network; issue 39).
+
+    Input: the decoder's /4 features (32 channels: the finest map that has seen every coarser
+    decoder stage, so its receptive field covers whole objects; /2 would cost 4x for cues that
+    are smooth at the centre heatmap's sigma of 4 px, /8 is too coarse for the 1-2 px seams between
+    touching objects). A shared 3x3 conv, then per output Panoptic-DeepLab's light branch (5x5
+    depthwise, 1x1) and a 1x1 projection. Outputs (dict of NCHW tensors at /4):
+      centre    logits of the centre heatmap (1 ch; the target's peak is 1, sigmoid it)
+      offset    (dy, dx) from each /4 cell's centre (input pixel (4i + 1.5, 4j + 1.5)) to its
+                instance's centre, in pixels of the network input (2 ch); the projection is scaled
+                by OFFSET_SCALE so that a unit of its output is tens of pixels
+      boundary  logits of the touching-boundary map (1 ch; absent when built without it)
+    All layers are conv2d / BatchNorm / ReLU, so they fold and export like the rest; ~50 M
+    multiply-accumulates at 256², ~5 % of variant e0."""
+
+    OFFSET_SCALE = 32.0
+    CENTRE_BIAS, BOUNDARY_BIAS = -4.0, -3.0  # start at probabilities ~0.02 / ~0.05, the targets' rarity
+
+    def __init__(self, cin=32, mid=32, boundary=True):
+        super().__init__()
+        self.trunk = ConvBNAct(cin, mid, 3)
+        names = ("centre", "offset") + (("boundary",) if boundary else ())
+        outs = {"centre": 1, "offset": 2, "boundary": 1}
+        self.branches = nn.ModuleDict({n: nn.Sequential(ConvBNAct(mid, mid, 5, groups=mid), ConvBNAct(mid, mid, 1),
+                                                        nn.Conv2d(mid, outs[n], 1)) for n in names})
+        with torch.no_grad():
+            self.branches["centre"][-1].bias.fill_(self.CENTRE_BIAS)
+            self.branches["offset"][-1].weight.mul_(0.1)
+            self.branches["offset"][-1].bias.zero_()
+            if boundary:
+                self.branches["boundary"][-1].bias.fill_(self.BOUNDARY_BIAS)
+
+    def forward(self, d4):
+        t = self.trunk(d4)
+        out = {n: b(t) for n, b in self.branches.items()}
+        out["offset"] = out["offset"] * self.OFFSET_SCALE
+        return out
+
+
+def count_macs(model: nn.Module, size=256, instances=False) -> int:
+    """Multiply-accumulates of one forward pass (convs only; they are > 99 % of the work);
+    `instances`: of `forward_instances`, the instance heads included."""
     macs = 0
 
     def hook(mod, inp, out):
@@ -221,7 +281,7 @@ def count_macs(model: nn.Module, size=256) -> int:
     hooks = [m.register_forward_hook(hook) for m in model.modules() if isinstance(m, nn.Conv2d)]
     model.eval()
     with torch.no_grad():
-        model(torch.zeros(1, 3, size, size))
+        (model.forward_instances if instances else model)(torch.zeros(1, 3, size, size))
     for h in hooks:
         h.remove()
     return macs
@@ -282,13 +342,36 @@ def load_person_encoder(model: SubjectNet, path) -> str:
 
 def variant_of(shapes: dict) -> str:
     """The variant whose parameters have exactly these shapes ({name: shape}, a state dict's or an
-    exported file's convolution weights, which may lack the training-only side heads)."""
-    shapes = {k: tuple(getattr(v, "shape", v)) for k, v in shapes.items()}
+    exported file's convolution weights, which may lack the training-only side heads; instance
+    heads, `instance.*`, are not part of a variant)."""
+    shapes = {k: tuple(getattr(v, "shape", v)) for k, v in shapes.items() if not k.startswith("instance.")}
     for name in VARIANTS:
         ours = {k: tuple(v.shape) for k, v in SubjectNet(name).state_dict().items()}
         if all(ours.get(k) == v for k, v in shapes.items()):
             return name
     raise ValueError(f"no SubjectNet variant has these {len(shapes)} parameter shapes")
+
+
+def net_for(state: dict) -> SubjectNet:
+    """An untrained SubjectNet shaped for a state dict: its variant, with instance heads (and the
+    boundary head) when the state dict has them."""
+    heads = any(k.startswith("instance.") for k in state)
+    return SubjectNet(variant_of(state), instance_heads=heads,
+                      boundary_head=any(k.startswith("instance.branches.boundary.") for k in state))
+
+
+def with_instance_heads(model: SubjectNet, boundary=True, seed=0) -> tuple[SubjectNet, list]:
+    """A copy of `model` with fresh instance heads (their random initialisation seeded by `seed`):
+    every tensor of `model` is loaded with strict=False, and only the heads' keys may be missing.
+    Returns (the new network, the missing keys, i.e. the heads' tensors)."""
+    with torch.random.fork_rng():
+        torch.manual_seed(seed)
+        big = SubjectNet(model.variant, instance_heads=True, boundary_head=boundary)
+    missing, unexpected = big.load_state_dict(model.state_dict(), strict=False)
+    if unexpected or any(not k.startswith("instance.") for k in missing):
+        raise ValueError(f"instance heads: unexpected keys {unexpected}, missing outside the heads "
+                         f"{[k for k in missing if not k.startswith('instance.')]}")
+    return big.train(model.training), missing
 
 
 @torch.no_grad()

@@ -24,6 +24,12 @@ More data and ECSSD-like views (off by default): --train-extra adds the 4,019 DU
   duts,ecssd also validates on 500 ECSSD pairs (never trained on; best.pt then by the mean cut MAE)
 Grow a trained model into a larger variant (exactly the same outputs at the start, see
 subject_model.grow): --variant m --grow-from Tools/checkpoints/person/best.pt
+Instance heads (issue 39, off by default; Tools/TRAINING.md "Next: instance heads"): --instance-heads
+  adds subject_model.InstanceHeads (centre heatmap, offsets, touching boundary at /4; fresh weights on
+  top of --init's, the only keys loaded with strict=False) and takes a share --synth-share of every
+  batch from Tools/instances/synth.py's seeded composites: the foreground loss on the whole batch,
+  Panoptic-DeepLab's instance losses (--centre-weight, --offset-weight, --boundary-weight) on the
+  synthetic part only. --max-steps N stops after N steps of this invocation (smoke tests).
 """
 from __future__ import annotations
 
@@ -41,8 +47,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/: liftpy/ 
 from evaluation.eval_subject import cut_mae, predict_torch, sod_metrics  # noqa: E402
 from liftpy.duts_data import VAL_SETS, Joined, TrainBatches, load_split  # noqa: E402
 from liftpy.repository import git_commit  # noqa: E402
-from liftpy.subject_model import SubjectNet, count_macs, grow, variant_of  # noqa: E402
-from training.training_recipe import EMA, calibrate_from_export, loss_fn, lr_at, param_groups  # noqa: E402
+from liftpy.subject_model import SubjectNet, count_macs, grow, net_for, variant_of, with_instance_heads  # noqa: E402
+from training.training_recipe import (EMA, calibrate_from_export, instance_loss, instance_targets,  # noqa: E402
+                                      loss_fn, lr_at, param_groups)
 
 REPO = Path(__file__).resolve().parents[2]
 # Flags a --resume takes from the checkpoint's run unless given again (the schedule's own numbers,
@@ -50,6 +57,8 @@ REPO = Path(__file__).resolve().parents[2]
 RECIPE_ARGS = ("size", "batch", "wd", "ema", "zoom_out_p", "zoom_canvas", "crop_area", "val_size", "val_every", "seed",
                "train_extra", "zoom_in_p", "zoom_in_area", "paste_p", "paste_scale", "val_sets",
                "bg_weight", "edge_weight", "encoder_lr_scale",
+               "instance_heads", "no_boundary_head", "synth_share", "centre_weight", "offset_weight",
+               "boundary_weight", "instance_lr_scale",
                "init", "person_init", "imagenet_init", "grow_from", "variant")  # the last five: where the run began
 
 
@@ -117,6 +126,21 @@ def main():
                     help="comma-separated validation sets (duts, ecssd); best.pt is chosen by the mean "
                          "cut MAE over them")
     ap.add_argument("--max-hours", type=float, default=1e9, help="stop (with a checkpoint) after this")
+    ap.add_argument("--instance-heads", action="store_true",
+                    help="add the instance heads (centre, offset, boundary at /4; issue 39) and train them "
+                         "on --synth-share of each batch")
+    ap.add_argument("--no-boundary-head", action="store_true", help="--instance-heads without the boundary map")
+    ap.add_argument("--synth-share", type=float, default=0.0,
+                    help="share of each batch made by Tools/instances/synth.py (touching composites and "
+                         "untouched photos; the rest stays DUTS views); needed by --instance-heads")
+    ap.add_argument("--synth-workers", type=int, default=1, help="processes making the synthetic samples")
+    ap.add_argument("--centre-weight", type=float, default=200.0, help="centre heatmap MSE weight (Panoptic-DeepLab)")
+    ap.add_argument("--offset-weight", type=float, default=0.01,
+                    help="offset L1 weight, offsets in input pixels (Panoptic-DeepLab)")
+    ap.add_argument("--boundary-weight", type=float, default=1.0, help="touching-boundary BCE weight")
+    ap.add_argument("--instance-lr-scale", type=float, default=1.0,
+                    help="the instance heads' learning rate as a share of the decoder's")
+    ap.add_argument("--max-steps", type=int, default=0, help="stop (with a checkpoint) after this many steps of this invocation")
     ap.add_argument("--seed", type=int, default=None,
                     help="data order and augmentation (default: a new one per run, recorded in its checkpoints; "
                          "a fixed default made every run replay the same first batches, which the model had memorised)")
@@ -151,10 +175,10 @@ def main():
 
     if a.resume:  # the run's data and validation sets, unless this command line changes them
         resumed_args = torch.load(a.resume, map_location="cpu", weights_only=False)["args"]
-        for key in ("train_extra", "val_sets"):
+        for key in ("train_extra", "val_sets", "instance_heads", "synth_share"):
             if key in resumed_args and "--" + key.replace("_", "-") not in sys.argv:
                 setattr(a, key, resumed_args[key])
-    train = load_split("train")
+    train = duts_tr = load_split("train")
     if a.train_extra:
         train = Joined(train, load_split("extra"))
     vals = {}  # validation set name -> (split, ground truths)
@@ -171,8 +195,10 @@ def main():
             if key in ckpt["args"] and "--" + key.replace("_", "-") not in sys.argv:
                 setattr(a, key, ckpt["args"][key])
         a.variant = variant_of(ckpt["model"])
-        model = SubjectNet(a.variant)
+        model = net_for(ckpt["model"])
         model.load_state_dict(ckpt["model"])
+        if a.instance_heads != (model.instance is not None):
+            sys.exit("--instance-heads cannot be switched on or off in a --resume (start a run with --init)")
         start_step, best_cut_mae = ckpt["step"], ckpt.get("best_cut_mae", float("inf"))  # older runs chose by soft MAE
         warmup, base_lr = ckpt["warmup"], ckpt["base_lr"]
         a.warmup_steps, a.lr = warmup, base_lr  # so that checkpoints record the schedule in use
@@ -204,9 +230,14 @@ def main():
         if a.person_init:
             from liftpy.subject_model import load_person_encoder
             log(f"person init: {load_person_encoder(model, a.person_init)}")
+        if a.instance_heads:  # after the calibration, which measures the foreground network only
+            model, fresh = with_instance_heads(model, boundary=not a.no_boundary_head, seed=a.seed)
+            log(f"instance heads: {len(fresh)} tensors initialised fresh (seed {a.seed}), loaded with "
+                f"strict=False for just these keys ({fresh[0]} ... {fresh[-1]}); every other tensor as above")
     model = model.to(memory_format=torch.channels_last)
     ema = EMA(model, a.ema, ramp=not (a.grow_from or a.init))
-    opt = torch.optim.AdamW(param_groups(model, a.wd, a.encoder_lr_scale), lr=base_lr, betas=(0.9, 0.999))
+    opt = torch.optim.AdamW(param_groups(model, a.wd, a.encoder_lr_scale, a.instance_lr_scale), lr=base_lr,
+                            betas=(0.9, 0.999))
     if ckpt is not None:
         ema.model.load_state_dict(ckpt["ema"])
         opt.load_state_dict(ckpt["opt"])
@@ -220,37 +251,76 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: stop.update(flag=True))
     signal.signal(signal.SIGINT, lambda *_: stop.update(flag=True))
 
+    heads = ""
+    if model.instance is not None:
+        probe = SubjectNet(a.variant, instance_heads=True, boundary_head=not a.no_boundary_head)
+        heads = f" + {2 * (count_macs(probe, a.size, instances=True) - count_macs(probe, a.size)) / 1e9:.3f} for the instance heads"
     log(f"start: step {start_step}/{total_steps} ({steps_per_epoch} steps/epoch), "
-        f"variant {a.variant}, {2 * count_macs(SubjectNet(a.variant), a.size) / 1e9:.3f} GFLOP at {a.size}, commit {git_commit()}, "
-        f"args {vars(a)}")
-    batches = iter(TrainBatches(train, a.batch, a.size, seed=a.seed + start_step, **augment()))
+        f"variant {a.variant}, {2 * count_macs(SubjectNet(a.variant), a.size) / 1e9:.3f} GFLOP at {a.size}{heads}, "
+        f"commit {git_commit()}, args {vars(a)}")
+    n_synth = int(round(a.batch * a.synth_share))
+    if not 0 <= n_synth < a.batch:
+        sys.exit(f"--synth-share {a.synth_share} leaves no DUTS views in a batch of {a.batch}")
+    if model.instance is not None and n_synth == 0:
+        sys.exit("--instance-heads trains on synthetic samples: give --synth-share (e.g. 0.5)")
+    batches = iter(TrainBatches(train, a.batch - n_synth, a.size, seed=a.seed + start_step, **augment()))
+    if n_synth:
+        # The synthetic stream: sample index = step * n_synth + j, so a resumed run continues it.
+        from instances.sources import SourceBank
+        from instances.synth import SynthInstances, loader
+        t_bank = time.time()
+        # DUTS-TR only, also with --train-extra: the instance tuning set is made of the extra pairs.
+        bank = SourceBank(split=duts_tr)
+        synth = SynthInstances(seed=a.seed, size=a.size, bank=bank)
+        log(f"synthetic stream: {n_synth} of {a.batch} per batch from index {start_step * n_synth}, "
+            f"{bank.summary()} (bank built in {time.time() - t_bank:.0f} s), {a.synth_workers} worker(s)")
+        synth_batches = iter(loader(synth, batch_size=n_synth, workers=a.synth_workers, start=start_step * n_synth))
     model.train()
     t_start = time.time()
     t_ckpt = time.time()
     t_win, n_win, loss_win, wait_win = time.time(), 0, 0.0, 0.0
+    inst_win = {}  # instance loss term -> sum over the window's steps
     step = start_step
-    while step < total_steps and not stop["flag"]:
+    while step < total_steps and not stop["flag"] and not (a.max_steps and step - start_step >= a.max_steps):
         lr = lr_at(step, base_lr, warmup, total_steps)
         for g in opt.param_groups:
             g["lr"] = lr * g.get("lr_scale", 1.0)
         t0 = time.time()
         x, y = next(batches)
+        if n_synth:
+            b = next(synth_batches)
         wait_win += time.time() - t0
         xt, yt = to_tensors(x, y)
-        loss = recipe_loss(model(xt), yt)
+        if n_synth:  # no second colour jitter on synthetic samples: synth.py degrades its own
+            xt = torch.cat([xt, b["image"].float().div(255).permute(0, 3, 1, 2)])
+            yt = torch.cat([yt, b["fg"][:, None]])
+        if model.instance is not None:
+            outputs, inst = model.forward_instances(xt)
+            target = instance_targets(b["ids"], b["boundary"], stride=xt.shape[2] // inst["centre"].shape[2])
+            inst_total, terms = instance_loss({k: v[-n_synth:] for k, v in inst.items()}, target,
+                                              a.centre_weight, a.offset_weight, a.boundary_weight)
+            fg_loss = recipe_loss(outputs, yt)
+            loss = fg_loss + inst_total
+            for k, v in ({"foreground": float(fg_loss.detach())} | terms).items():
+                inst_win[k] = inst_win.get(k, 0.0) + v
+        else:
+            loss = recipe_loss(model(xt), yt)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
         ema.update(model, step)
         step += 1
-        n_win += x.shape[0]
+        n_win += xt.shape[0]
         loss_win += loss.item()
         if step % 50 == 0:
             dt = time.time() - t_win
+            inst_msg = "".join(f" {k} {v * a.batch / n_win:.4f}" for k, v in inst_win.items())
             log(f"step {step} epoch {step / steps_per_epoch:.2f} loss {loss_win * a.batch / n_win:.4f} lr {lr:.2e} "
                 f"{n_win / dt:.1f} img/s (data wait {100 * wait_win / dt:.0f}%) "
-                f"load {os.getloadavg()[0]:.1f} threads {torch.get_num_threads()}")
+                f"load {os.getloadavg()[0]:.1f} threads {torch.get_num_threads()}"
+                + (f"; terms (instance ones unweighted):{inst_msg}" if inst_msg else ""))
             t_win, n_win, loss_win, wait_win = time.time(), 0, 0.0, 0.0
+            inst_win = {}
             torch.set_num_threads(pick_threads())
         if (step % steps_per_epoch == 0 or step == total_steps
                 or (a.val_every and step % a.val_every == 0

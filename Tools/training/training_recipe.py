@@ -1,6 +1,7 @@
 """The training recipe both trainers share (Tools/training/train_subject.py on this machine's CPU,
 Tools/training/train_subject_gpu.py on a lent GPU): the loss, the learning-rate schedule, the EMA of the
-weights, the weight-decay groups, and making an exported (BN-folded) file trainable again. Imports only torch, so it runs where py_sod_metrics is absent."""
+weights, the weight-decay groups, and making an exported (BN-folded) file trainable again; the
+instance heads' targets and loss (issue 39). Imports only torch, so it runs where py_sod_metrics is absent."""
 from __future__ import annotations
 
 import copy
@@ -50,6 +51,61 @@ def loss_fn(outputs, target, bg_weight=1.0, edge_weight=0.0):
     return total
 
 
+def instance_targets(ids, boundary, stride=4, sigma=4.0):
+    """Panoptic-DeepLab targets at the instance heads' stride (subject_model.InstanceHeads), made
+    from full-resolution instance ids (N, H, W) (0 background, 1..K; Tools/instances/synth.py's
+    `ids`) and its touching-boundary map (N, H, W) (`boundary`, r = 2 px at H). Cell (i, j) of
+    the /stride grid stands for input pixel (stride * i + (stride - 1) / 2, ...), where bilinear
+    upsampling (align_corners=False) puts it. Returns NCHW float tensors at H / stride:
+      centre    max over instances of a Gaussian (`sigma` input pixels, as synth.py's own target)
+                at the centre of mass (mean pixel index) of the instance's visible full-resolution pixels
+      offset    (dy, dx) = that centre - the cell's input position, in input pixels, on cells whose
+                id (the full-resolution pixel nearest the cell's centre) is an instance; 0 elsewhere
+      weight    1 on those instance cells, 0 elsewhere (where the offset loss counts)
+      boundary  1 where any of the cell's stride x stride pixels is boundary"""
+    n, h, w = ids.shape
+    ids = ids.long()
+    k = int(ids.max()) + 1
+    yy = torch.arange(h, dtype=torch.float64).view(1, h, 1).expand(n, h, w)
+    xx = torch.arange(w, dtype=torch.float64).view(1, 1, w).expand(n, h, w)
+    flat = (ids + k * torch.arange(n).view(n, 1, 1)).reshape(-1)
+    mass = torch.zeros(n * k, dtype=torch.float64).index_add_(0, flat, torch.ones_like(flat, dtype=torch.float64))
+    cy = torch.zeros(n * k, dtype=torch.float64).index_add_(0, flat, yy.reshape(-1)) / mass.clamp_min(1)
+    cx = torch.zeros(n * k, dtype=torch.float64).index_add_(0, flat, xx.reshape(-1)) / mass.clamp_min(1)
+    mass, cy, cx = (t.view(n, k).float() for t in (mass, cy, cx))
+    hs, ws = h // stride, w // stride
+    gy = (torch.arange(hs, dtype=torch.float32) * stride + (stride - 1) / 2).view(1, 1, hs, 1)
+    gx = (torch.arange(ws, dtype=torch.float32) * stride + (stride - 1) / 2).view(1, 1, 1, ws)
+    present = (mass[:, 1:] > 0).view(n, k - 1, 1, 1)
+    d2 = (gy - cy[:, 1:].view(n, k - 1, 1, 1)) ** 2 + (gx - cx[:, 1:].view(n, k - 1, 1, 1)) ** 2
+    gauss = torch.exp(-d2 / (2 * sigma * sigma)) * present
+    centre = gauss.amax(dim=1, keepdim=True) if k > 1 else torch.zeros(n, 1, hs, ws)
+    cell_ids = ids[:, stride // 2::stride, stride // 2::stride][:, :hs, :ws]
+    weight = (cell_ids > 0).float().unsqueeze(1)
+    dy = torch.gather(cy, 1, cell_ids.reshape(n, -1)).view(n, 1, hs, ws) - gy
+    dx = torch.gather(cx, 1, cell_ids.reshape(n, -1)).view(n, 1, hs, ws) - gx
+    offset = torch.cat([dy, dx], dim=1) * weight
+    bound = F.max_pool2d(boundary.float().unsqueeze(1), stride)
+    return {"centre": centre, "offset": offset, "weight": weight, "boundary": bound}
+
+
+def instance_loss(pred, target, centre_weight=200.0, offset_weight=0.01, boundary_weight=1.0):
+    """Panoptic-DeepLab's losses on the instance heads' outputs (subject_model.InstanceHeads) against
+    `instance_targets`: MSE of the sigmoid centre heatmap over all cells x `centre_weight`, L1 of
+    the offsets in input pixels (|dy| + |dx|) averaged over instance cells x `offset_weight`, and
+    BCE of the boundary map (when the heads have one) x `boundary_weight`. Returns (total, {name:
+    unweighted term})."""
+    terms = {"centre": F.mse_loss(torch.sigmoid(pred["centre"]), target["centre"])}
+    wsum = target["weight"].sum()
+    terms["offset"] = ((pred["offset"] - target["offset"]).abs() * target["weight"]).sum() / wsum.clamp_min(1)
+    weights = {"centre": centre_weight, "offset": offset_weight}
+    if "boundary" in pred:
+        terms["boundary"] = F.binary_cross_entropy_with_logits(pred["boundary"], target["boundary"])
+        weights["boundary"] = boundary_weight
+    total = sum(weights[n] * t for n, t in terms.items())
+    return total, {n: float(t.detach()) for n, t in terms.items()}
+
+
 def lr_at(step, base, warmup, total, floor=0.01):
     """Learning rate at `step`: linear warm-up to `base` over `warmup` steps, then one cosine
     decay to `floor * base` at step `total`."""
@@ -88,14 +144,16 @@ class EMA:
                 eb.copy_(b)
 
 
-def param_groups(model, wd, encoder_lr_scale=1.0):
+def param_groups(model, wd, encoder_lr_scale=1.0, instance_lr_scale=1.0):
     """AdamW groups: weight decay `wd` on convolution kernels only (not on biases or BN affines).
     With `encoder_lr_scale` != 1 the encoder's parameters form their own groups whose `lr_scale`
     (which the trainers multiply the schedule's rate by) is that factor: a pretrained encoder learns
-    slower than a new decoder."""
+    slower than a new decoder. `instance_lr_scale` does the same for the instance heads
+    (`instance.*`): fresh heads on trained weights may learn faster than the rest."""
     groups = {}
     for name, p in model.named_parameters():
-        scale = encoder_lr_scale if name.startswith("encoder.") else 1.0
+        scale = (encoder_lr_scale if name.startswith("encoder.") else
+                 instance_lr_scale if name.startswith("instance.") else 1.0)
         groups.setdefault((scale, p.ndim == 4), []).append(p)
     return [{"params": ps, "weight_decay": wd if kernel else 0.0, "lr_scale": scale}
             for (scale, kernel), ps in sorted(groups.items(), key=lambda kv: (-kv[0][0], not kv[0][1]))]

@@ -1,0 +1,254 @@
+"""Runs a subject-model checkpoint over the instance evaluation set and the real single-object photos,
+turns its maps into instances with group.py, writes label PNGs and scores them with
+eval_instances.py; optionally the foreground figures through Tools/evaluation/eval_subject.py, and a
+grid over group.py's thresholds on the tuning set (issue 39).
+
+  .venv/bin/python Tools/instances/predict.py --checkpoint RUN/last.pt                 # eval set + real photos, scored
+  .venv/bin/python Tools/instances/predict.py --checkpoint RUN/last.pt --tune          # thresholds, on .work/tune only
+  .venv/bin/python Tools/instances/predict.py --checkpoint RUN/last.pt --fg            # + MAE / max F / S against e0z
+  .venv/bin/python Tools/instances/predict.py --checkpoint RUN/last.pt --regroup --centre-threshold 0.2   # no network
+
+The network sees what Lift's runtime gives it: the photo stretched to --size (duts_data.stretch), and
+with --mirror (default, as `balanced`) the mirror image too; the maps are averaged, the mirror's
+offsets flipped back with dx negated. Two label maps come from the same maps:
+  heads  group.py (centre peaks, offsets, boundary check; its thresholds are the flags below)
+  cc     connected components of the same foreground (fg >= 0.5 at photo size, specks < 0.05 %
+         dropped): the model's own "today", so the two differ only by the grouping. (Lift's shipped
+         pipeline also refines the mask; eval_instances.py --baselines scores that.)
+A checkpoint or .safetensors file without instance heads gets `cc` only.
+
+Files, under --out (default Tools/instances/.work/pred/NAME, NAME from the checkpoint's folder):
+  raw-SET.npz                   the network's maps (fg at --size, centre / offset / boundary at /4,
+                                float16) for the set (eval or tune), real-duts and real-ecssd; --regroup
+                                reuses them
+  heads/set/NNNN.png, heads/real/{duts,ecssd}/KEY.png, the same under cc/: 8-bit or 16-bit label PNGs
+  heads.json, cc.json           eval_instances.py's figures (it prints the tables)
+  tune.json                     --tune: every setting's figures on the tuning set
+  fg.json                       --fg: eval_subject.py's figures
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+TOOLS = HERE.parent
+REPO = TOOLS.parent
+sys.path.insert(0, str(TOOLS))  # Tools/
+from instances.eval_instances import read_set, real_photos  # noqa: E402
+from instances.group import GroupParams, components, group, ordered  # noqa: E402
+from instances.metrics import score_image, summarise  # noqa: E402
+from liftpy.duts_data import stretch  # noqa: E402
+
+WORK = HERE / ".work"
+REAL_SETS = ("duts", "ecssd")
+# --tune's grid (the other GroupParams fields stay as given)
+TUNE_GRID = {"centre_threshold": (0.05, 0.1, 0.2, 0.3), "boundary_threshold": (None, 0.1, 0.2, 0.3, 0.5),
+             "min_piece": (0.005, 0.01)}
+
+
+def load_model(path, which):
+    """(PyTorch SubjectNet in eval mode, label) from a .pt checkpoint or an exported .safetensors."""
+    from evaluation.eval_subject import load_model_file
+    model, label = load_model_file(path, which)
+    return model.eval(), label
+
+
+def infer(model, photos, size=256, mirror=True, batch=16):
+    """The network's maps for RGB uint8 photos: dict of float16 arrays, fg (N, size, size)
+    probability, and with instance heads centre (N, hc, wc) and boundary probabilities and offset
+    (N, 2, hc, wc) in model pixels."""
+    import torch
+    heads = model.instance is not None
+    out = {k: [] for k in (("fg", "centre", "offset", "boundary") if heads else ("fg",))}
+
+    def run(xt):
+        if not heads:
+            return {"fg": torch.sigmoid(model(xt))[:, 0]}
+        fg, inst = model.forward_instances(xt)
+        r = {"fg": torch.sigmoid(fg)[:, 0], "centre": torch.sigmoid(inst["centre"])[:, 0], "offset": inst["offset"]}
+        if "boundary" in inst:
+            r["boundary"] = torch.sigmoid(inst["boundary"])[:, 0]
+        return r
+
+    with torch.no_grad():
+        for i in range(0, len(photos), batch):
+            x = np.stack([stretch(p, size) for p in photos[i:i + batch]])
+            xt = torch.from_numpy(x).permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
+            r = run(xt)
+            if mirror:
+                m = run(xt.flip(3).contiguous(memory_format=torch.channels_last))
+                for k in r:
+                    back = m[k].flip(-1)
+                    if k == "offset":
+                        back = back * torch.tensor([1.0, -1.0]).view(1, 2, 1, 1)
+                    r[k] = (r[k] + back) / 2
+            for k, v in r.items():
+                if k in out:
+                    out[k].append(v.numpy().astype(np.float16))
+    if heads and not out["boundary"]:
+        del out["boundary"]
+    return {k: np.concatenate(v) for k, v in out.items()}
+
+
+def label_maps(raw, sizes, params: GroupParams):
+    """{"cc": [...], "heads": [...]} label maps at the photos' sizes from `infer`'s maps."""
+    out = {"cc": [], "heads": []} if "centre" in raw else {"cc": []}
+    for j, (h, w) in enumerate(sizes):
+        fg = raw["fg"][j].astype(np.float32)
+        mask = cv2.resize(fg, (int(w), int(h)), interpolation=cv2.INTER_LINEAR) >= params.fg_threshold
+        out["cc"].append(ordered(*components(mask, params.speck)))
+        if "heads" in out:
+            use_b = "boundary" in raw and params.boundary_threshold is not None  # None: offsets alone split
+            b = raw["boundary"][j].astype(np.float32) if use_b else None
+            out["heads"].append(group(fg, raw["centre"][j].astype(np.float32), raw["offset"][j].astype(np.float32),
+                                      b, (int(h), int(w)), params))
+    return out
+
+
+def write_labels(folder: Path, names, maps):
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, m in zip(names, maps):
+        cv2.imwrite(str(folder / f"{name}.png"), m.astype(np.uint8 if m.max() < 256 else np.uint16))
+
+
+def gather(model, a, tag, names, photos):
+    """`infer`'s maps for one group of photos, from tag's raw file with --regroup, else computed
+    (and saved). Returns (raw dict, names, sizes)."""
+    path = Path(a.out) / f"raw-{tag}.npz"
+    if a.regroup:
+        z = np.load(path)
+        return {k: z[k] for k in z.files if k not in ("names", "sizes")}, list(z["names"]), z["sizes"]
+    t = time.time()
+    raw = infer(model, photos, a.size, a.mirror)
+    sizes = np.array([p.shape[:2] for p in photos])
+    np.savez(path, names=np.array(names), sizes=sizes, **raw)
+    print(f"{tag}: {len(photos)} photos through the network in {time.time() - t:.0f} s", flush=True)
+    return raw, names, sizes
+
+
+def tune(raw, names, sizes, items, base: GroupParams, out: Path):
+    """Grid over TUNE_GRID on the tuning set: PQ over all its images, the composites' split rate, the
+    over-split of its untouched photos; the best PQ, and the best within cc's over-split + 2 points."""
+    gts = {e["name"]: (e, gt, pairs) for e, gt, pairs in items}
+
+    def evaluate(maps):
+        recs = [(gts[n][0]["stratum"]["objects"], score_image(gts[n][1], m, gts[n][2])) for n, m in zip(names, maps)]
+        photos = [r for o, r in recs if o == "photo"]
+        return (summarise([r for _, r in recs]), summarise([r for o, r in recs if o != "photo"]),
+                float(np.mean([r["n_pred"] >= 2 for r in photos])) if photos else float("nan"))
+
+    cc = label_maps({"fg": raw["fg"]}, sizes, base)["cc"]
+    cc_all, cc_comp, cc_over = evaluate(cc)
+    print(f"tuning set: {len(names)} images; connected components of the same foreground: PQ {cc_all['pq']:.3f}, "
+          f"composites' split {cc_comp['split']:.3f}, photos' over-split {cc_over:.3f}")
+    keys = list(TUNE_GRID)
+    print("| " + " | ".join(keys) + " | PQ | SQ | RQ | count acc | composites: PQ | split | photos: over-split |")
+    print("|" + "---|" * (len(keys) + 7))
+    rows = []
+    for values in np.array(np.meshgrid(*[np.arange(len(TUNE_GRID[k])) for k in keys], indexing="ij")).reshape(len(keys), -1).T:
+        setting = {k: TUNE_GRID[k][int(i)] for k, i in zip(keys, values)}
+        if setting["boundary_threshold"] is not None and "boundary" not in raw:
+            continue
+        maps = label_maps(raw, sizes, dataclasses.replace(base, **setting))["heads"]
+        al, comp, over = evaluate(maps)
+        rows.append({"setting": setting, "pq": al["pq"], "sq": al["sq"], "rq": al["rq"], "count_acc": al["count_acc"],
+                     "composites_pq": comp["pq"], "split": comp["split"], "oversplit": over})
+        print("| " + " | ".join(str(setting[k]) for k in keys) + f" | {al['pq']:.3f} | {al['sq']:.3f} | {al['rq']:.3f} | "
+              f"{al['count_acc']:.3f} | {comp['pq']:.3f} | {comp['split']:.3f} | {over:.3f} |", flush=True)
+    best = max(rows, key=lambda r: r["pq"])
+    bounded = [r for r in rows if r["oversplit"] <= cc_over + 0.02]
+    print(f"best PQ {best['pq']:.3f}: {best['setting']} (photos' over-split {best['oversplit']:.3f})")
+    if bounded:
+        b = max(bounded, key=lambda r: r["pq"])
+        print(f"best PQ within cc's over-split + 2 points: {b['pq']:.3f}: {b['setting']} (over-split {b['oversplit']:.3f}); "
+              "give these as flags (--boundary-threshold none for None) to score the eval set")
+    (out / "tune.json").write_text(json.dumps({"cc": {"pq": cc_all["pq"], "split": cc_comp["split"], "oversplit": cc_over},
+                                               "grid": rows}, indent=1) + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--checkpoint", required=True, help="a train_subject.py .pt (best.pt / last.pt) or an exported .safetensors")
+    ap.add_argument("--which", default="ema", choices=("ema", "model"), help="a last.pt's weights")
+    ap.add_argument("--name", help="what the tables call it (default: the checkpoint's folder and file)")
+    ap.add_argument("--out", help="default Tools/instances/.work/pred/NAME")
+    ap.add_argument("--size", type=int, default=256)
+    ap.add_argument("--no-mirror", dest="mirror", action="store_false", help="one pass (as `fast` would)")
+    ap.add_argument("--set", default=str(WORK / "eval"), help="the instance set (built by make_eval_set.py if missing)")
+    ap.add_argument("--tune", action="store_true", help="grid over group.py's thresholds on --tune-set instead")
+    ap.add_argument("--tune-set", default=str(WORK / "tune"))
+    ap.add_argument("--no-real", dest="real", action="store_false", help="skip the real single-object photos")
+    ap.add_argument("--regroup", action="store_true", help="reuse the raw maps of an earlier run in --out")
+    ap.add_argument("--fg", action="store_true", help="also eval_subject.py on DUTS-TE / ECSSD val500 against --against")
+    ap.add_argument("--against", default=str(REPO / "Weights/subject.safetensors"), help="--fg: the reference (e0z)")
+    ap.add_argument("--threads", type=int, default=1)
+    for f in dataclasses.fields(GroupParams):
+        ap.add_argument("--" + f.name.replace("_", "-"), type=lambda v, t=f.type: None if v == "none" else
+                        (int(v) if t == "int" else float(v)), default=f.default, help=f"group.py (default {f.default})")
+    a = ap.parse_args()
+    import torch
+    torch.set_num_threads(a.threads)
+    cv2.setNumThreads(1)
+    ckpt = Path(a.checkpoint)
+    a.name = a.name or f"{ckpt.parent.name}/{ckpt.name}"
+    a.out = a.out or str(WORK / "pred" / a.name.replace("/", "-"))
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    params = GroupParams(**{f.name: getattr(a, f.name) for f in dataclasses.fields(GroupParams)})
+    set_dir = Path(a.tune_set if a.tune else a.set)
+    if not (set_dir / "manifest.json").exists():
+        cmd = [sys.executable, str(HERE / "make_eval_set.py"), "--set", "tune" if a.tune else "eval", "--out", str(set_dir)]
+        print("building the set:", " ".join(cmd), flush=True)
+        subprocess.run(cmd, check=True)
+    model = None
+    if not a.regroup:
+        model, label = load_model(a.checkpoint, a.which)
+        print(f"model: {label}; instance heads: {'yes' if model.instance is not None else 'no (cc only)'}", flush=True)
+    items = read_set(set_dir)
+    set_tag = "tune" if a.tune else "eval"
+    photos = None if a.regroup else [cv2.imread(str(set_dir / e["files"]["image"]), cv2.IMREAD_COLOR)[..., ::-1] for e, _, _ in items]
+    raw, names, sizes = gather(model, a, set_tag, [e["name"] for e, _, _ in items], photos)
+    if a.tune:
+        if "centre" not in raw:
+            sys.exit("--tune needs a checkpoint with instance heads")
+        tune(raw, names, sizes, items, params, out)
+        return
+    t = time.time()
+    maps = label_maps(raw, sizes, params)
+    for method, ms in maps.items():
+        write_labels(out / method / "set", names, ms)
+    if a.real:
+        for s in REAL_SETS:
+            ph = [] if a.regroup else real_photos(s)
+            r, keys, sz = gather(model, a, f"real-{s}", [k for k, _, _ in ph], [p for _, p, _ in ph])
+            for method, ms in label_maps(r, sz, params).items():
+                write_labels(out / method / "real" / s, keys, ms)
+    print(f"grouped and written in {time.time() - t:.0f} s; group.py settings {dataclasses.asdict(params)}", flush=True)
+    (out / "settings.json").write_text(json.dumps({"checkpoint": a.checkpoint, "which": a.which, "mirror": a.mirror,
+                                                   "size": a.size, "group": dataclasses.asdict(params)}, indent=1) + "\n")
+    for method in maps:
+        cmd = [sys.executable, str(HERE / "eval_instances.py"), "--set", str(set_dir), "--pred", str(out / method / "set"),
+               "--name", f"{a.name} {method}", "--json", str(out / f"{method}.json")]
+        if a.real:
+            cmd += ["--pred-real", str(out / method / "real")]
+        print("\n$ " + " ".join(cmd), flush=True)
+        subprocess.run(cmd, check=True)
+    if a.fg:
+        cmd = [sys.executable, str(TOOLS / "evaluation/eval_subject.py"), "--sets", "duts,ecssd", "--mirror", "--halves",
+               "--size", str(a.size), "--checkpoint", a.checkpoint, "--which", a.which, "--against", a.against,
+               "--threads", str(a.threads), "--json", str(out / "fg.json")]
+        print("\n$ " + " ".join(cmd), flush=True)
+        subprocess.run(cmd, check=True)
+
+
+if __name__ == "__main__":
+    main()
