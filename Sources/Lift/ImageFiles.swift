@@ -31,33 +31,42 @@ public enum ImageFiles {
         }
     }
 
-    /// Compression for cut-outs and photos: zlib level 4 takes about half of level 6's deflate time
-    /// (libpng's and Pillow's default) for files ~2 % larger, measured on a 0.5 MP and a 2 MP cut-out
-    /// (+2.2 % and +1.4 % bytes, 0.42× and 0.46× the time); deflate was the largest stage of a one-shot run.
-    public static let defaultPNGLevel: PNGCompression = 4
+    /// zlib level for cut-outs and photos: 4 takes about half of level 6's deflate time (libpng's and
+    /// Pillow's default) for files ~2 % larger, measured on a 0.5 MP and a 2 MP cut-out (+2.2 % and
+    /// +1.4 % bytes, 0.42× and 0.46× the time); deflate was the largest stage of a one-shot run.
+    public static let defaultPNGLevel = 4
 
-    /// Encodes an RGBA image as PNG (the smallest lossless colour type that holds it) compressed as
-    /// `level` says (a zlib level, 0 stored … 9 smallest, or `.fast`) on `threads` threads (`nil`: every
-    /// core; the bytes do not depend on it), with the colour chunks `color` (a profile that does not fit
-    /// the colour type is left out).
-    public static func encodePNG(_ image: RGBAImage, name: String = "image", level: PNGCompression = defaultPNGLevel,
+    /// `defaultPNGLevel` as a `PNGCompression` (the `--png-level` default; `.fast` is the other kind).
+    public static let defaultPNGCompression = PNGCompression.zlib(level: defaultPNGLevel)
+
+    /// Encodes an RGBA image as PNG (the smallest lossless colour type that holds it) at zlib `level`
+    /// (0 stored … 9 smallest) on `threads` threads (`nil`: every core; the bytes do not depend on it),
+    /// with the colour chunks `color` (a profile that does not fit the colour type is left out).
+    public static func encodePNG(_ image: RGBAImage, name: String = "image", level: Int = defaultPNGLevel,
+                                 color: PNGMetadata = PNGMetadata(), threads: Int? = nil) throws(LiftError) -> [UInt8] {
+        try encodePNG(image, name: name, compression: .zlib(level: level), color: color, threads: threads)
+    }
+
+    /// `encodePNG(_:name:level:color:threads:)` compressed as `compression` says: a zlib level or
+    /// `.fast`, Lift's own compressor.
+    public static func encodePNG(_ image: RGBAImage, name: String = "image", compression: PNGCompression,
                                  color: PNGMetadata = PNGMetadata(), threads: Int? = nil) throws(LiftError) -> [UInt8] {
         do {
-            let options = PNGEncoder.Options(level: level, reduceColorType: true, metadata: color, threads: threads)
+            let options = PNGEncoder.Options(level: compression, reduceColorType: true, metadata: color, threads: threads)
             return try PNGEncoder.encode(image, options: options)
         } catch {
             throw .encodingFailed(path: name, underlying: error)
         }
     }
 
-    /// Encodes a composite made row by row (`Analysis.imageRows`) like `encodePNG(_:name:level:color:threads:)`
+    /// Encodes a composite made row by row (`Analysis.imageRows`) like `encodePNG(_:name:compression:color:threads:)`
     /// encodes the same image whole, to the same bytes: the rows are rendered as the compressor takes
     /// them, on its threads, so the composite is never held whole.
-    public static func encodePNG(_ rows: any RGBARows, name: String = "image", level: PNGCompression = defaultPNGLevel,
+    public static func encodePNG(_ rows: any RGBARows, name: String = "image", compression: PNGCompression = defaultPNGCompression,
                                  color: PNGMetadata = PNGMetadata(), threads: Int? = nil) throws(LiftError) -> [UInt8] {
         let width = rows.width
         do {
-            let options = PNGEncoder.Options(level: level, reduceColorType: true, metadata: color, threads: threads)
+            let options = PNGEncoder.Options(level: compression, reduceColorType: true, metadata: color, threads: threads)
             return try PNGEncoder.encode(width: width, height: rows.height, layout: .rgba, options: options,
                                          opaqueKnown: rows.isOpaque) { y, out in
                 let scratch = UnsafeMutableRawPointer.allocate(byteCount: max(rows.scratchBytes, 16), alignment: 16)

@@ -50,7 +50,7 @@ public struct CutoutOptions: Sendable, Equatable {
     /// Skip edge refinement whatever the quality.
     public var noRefine = false
     /// How the cut-out PNG is compressed: a zlib level, 0 (stored) … 9 (smallest), or the fast compressor.
-    public var pngLevel = ImageFiles.defaultPNGLevel
+    public var pngLevel = ImageFiles.defaultPNGCompression
     /// Worker threads for the model and mask stages; `nil` uses every core.
     public var threads: Int?
     /// Print nothing but errors.

@@ -154,7 +154,7 @@ public struct CutoutPipeline {
                                           layout: options.outputLayout)
         timings.composite += clock.lap()
         let threads = options.threads
-        var encoded = EncodedCutout(output: output, bytes: try ImageFiles.encodePNG(rows, name: output.name, level: options.pngLevel,
+        var encoded = EncodedCutout(output: output, bytes: try ImageFiles.encodePNG(rows, name: output.name, compression: options.pngLevel,
                                                                                   color: color, threads: threads),
                                     width: rows.width, height: rows.height)
         if let mask { encoded.mask = (mask, try ImageFiles.encodeMaskPNG(of: analysis, for: subjects, name: mask, threads: threads)) }

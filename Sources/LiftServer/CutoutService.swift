@@ -88,7 +88,7 @@ final class CutoutService: Sendable {
                 let rows = try analysis.imageRows(for: kept, croppedToExtent: options.cutout.crop != nil,
                                                   background: options.cutout.background, layout: options.cutout.outputLayout)
                 timings.composite = clock.lap()
-                body = try ImageFiles.encodePNG(rows, name: name, level: options.cutout.pngLevel, color: decoded.color, threads: threads)
+                body = try ImageFiles.encodePNG(rows, name: name, compression: options.cutout.pngLevel, color: decoded.color, threads: threads)
                 headers.append(("X-Lift-Kept", "\(kept.count)"))
             }
             timings.encode = clock.lap()

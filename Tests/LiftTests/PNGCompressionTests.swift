@@ -23,7 +23,7 @@ import Testing
         pixels.replaceSubrange(i..<(i + 4), with: [UInt8(i % 251), UInt8(i / 4 % 7 * 30), 9, 255])
     }
     let image = RGBAImage(width: width, height: height, pixels: pixels)
-    let fast = try ImageFiles.encodePNG(image, level: .fast)
+    let fast = try ImageFiles.encodePNG(image, compression: .fast)
     #expect(try ImageFiles.decode(fast, name: "fast.png").pixels == pixels)
     #expect(fast != (try ImageFiles.encodePNG(image, level: 4)))
 }

@@ -53,9 +53,10 @@ import TestSupport
                                                          decontaminate: true)), "\(background) crop \(crop)")
                 let rows = try analysis.imageRows(for: analysis.subjects, croppedToExtent: crop, background: background, layout: layout)
                 #expect(rows.width == whole.width && rows.height == whole.height)
-                for threads in [1, 2] {
-                    let streamed = try ImageFiles.encodePNG(rows, level: 1, threads: threads)
-                    #expect(streamed == (try ImageFiles.encodePNG(whole, level: 1, threads: threads)), "\(background) crop \(crop)")
+                for (threads, compression) in [(1, PNGCompression.zlib(level: 1)), (2, .zlib(level: 1)), (2, .fast)] {
+                    let streamed = try ImageFiles.encodePNG(rows, compression: compression, threads: threads)
+                    #expect(streamed == (try ImageFiles.encodePNG(whole, compression: compression, threads: threads)),
+                            "\(background) crop \(crop) \(compression)")
                 }
             }
         }
