@@ -2,14 +2,24 @@
 duts_data.color_jitter, rewritten as tensor operations so a lent GPU is not starved by Python.
 
 Input: the whole pack on the device (uint8 photos (N, S, S, 3) and masks (N, S, S), each pair at
-the top-left of its slot, `shapes` (N, 2) = h, w). Output: float photos (B, 3, size, size) in
-[0, 1] (channels_last) and masks (B, 1, size, size) in [0, 1]. Per view:
+the top-left of its slot, `shapes` (N, 2) = h, w, and for zoom-in and copy-paste `boxes` (N, 4) =
+the object's bounding box y0, y1, x0, x1 in slot pixels, end exclusive, from `object_boxes`).
+Output: float photos (B, 3, size, size) in [0, 1] (channels_last) and masks (B, 1, size, size) in
+[0, 1]. Per view:
 - random resized crop: area 0.8-1 of the pair (`scale`), aspect jitter 0.8-1.25, stretched to the square;
-- zoom-out (probability `zoom_out_p`): the crop shrunk by 0.45-0.9 to a random place, the canvas
-  around it the crop's edge pixels repeated (`zoom_canvas="replicate"`) or the crop reflected
-  outwards (`"reflect"`), Gaussian-blurred (sigma 2-6 % of the output side);
-- horizontal flip (1/2); brightness, contrast and saturation jitter (+-20 %).
-Sampling is bilinear without antialiasing, as the runtime's preprocessing is.
+- zoom-in (probability `zoom_in_p`, instead of the crop above): area `zoom_in` (0.3-0.6) of the
+  pair, centred on a random point of the object's bounding box, kept inside the photo;
+- zoom-out (probability `zoom_out_p`, never on a zoom-in view): the crop shrunk by 0.45-0.9 to a
+  random place, the canvas around it the crop's edge pixels repeated (`zoom_canvas="replicate"`)
+  or the crop reflected outwards (`"reflect"`), Gaussian-blurred (sigma 2-6 % of the output side);
+- horizontal flip (1/2);
+- copy-paste (probability `paste_p`): another pair's object (its bounding box, maybe mirrored,
+  its longer side `paste_scale` (0.4-0.9) of the crop's shorter side) blended by its soft mask onto
+  the view at a random place; the mask becomes the union, alpha + (1 - alpha) * mask;
+- brightness, contrast and saturation jitter (+-20 %).
+Sampling is bilinear without antialiasing, as the runtime's preprocessing is. Zoom-in and copy-paste
+are duts_data.Augmenter's, with one difference: the object is pasted onto the finished view, so on
+a zoom-out view it may land on the blurred canvas (duts_data pastes before zooming out).
 """
 from __future__ import annotations
 
@@ -40,28 +50,61 @@ def _gaussian_blur(x: torch.Tensor, sigma: torch.Tensor) -> torch.Tensor:
     return y.reshape(b, c, h, w)
 
 
+def object_boxes(masks: torch.Tensor, shapes: torch.Tensor) -> torch.Tensor:
+    """Bounding boxes (N, 4) = y0, y1, x0, x1 (float, slot pixels, end exclusive) of each mask's
+    pixels > 127, within the pair's own h x w; an empty mask gets the whole pair (as
+    duts_data.Augmenter._around_object does)."""
+    boxes = torch.empty((masks.shape[0], 4), device=masks.device)
+    for lo in range(0, masks.shape[0], 1024):  # in chunks: a boolean copy of the whole pack is large
+        m = masks[lo:lo + 1024] > 127
+        rows, cols = m.any(dim=2), m.any(dim=1)
+        n, s = rows.shape
+        ar = torch.arange(s, device=masks.device)
+        h, w = shapes[lo:lo + n, 0], shapes[lo:lo + n, 1]
+        big = torch.full_like(rows, s, dtype=torch.long)
+        y0 = torch.where(rows, ar, big).min(dim=1).values
+        y1 = torch.where(rows, ar + 1, torch.zeros_like(big)).max(dim=1).values
+        x0 = torch.where(cols, ar, big).min(dim=1).values
+        x1 = torch.where(cols, ar + 1, torch.zeros_like(big)).max(dim=1).values
+        empty = ~rows.any(dim=1)
+        y0, x0 = torch.where(empty, 0, y0), torch.where(empty, 0, x0)
+        y1, x1 = torch.where(empty, h, y1), torch.where(empty, w, x1)
+        boxes[lo:lo + n] = torch.stack([y0, y1, x0, x1], dim=1).float()
+    return boxes
+
+
 def augment_batch(photos: torch.Tensor, masks: torch.Tensor, shapes: torch.Tensor, idx: torch.Tensor,
                   size: int, generator: torch.Generator, zoom_out_p: float = 0.5,
                   scale=(0.8, 1.0), aspect=(0.8, 1.25), zoom_out=(0.45, 0.9), jitter: float = 0.2,
-                  zoom_canvas: str = "replicate"):
+                  zoom_canvas: str = "replicate", boxes: torch.Tensor | None = None,
+                  zoom_in_p: float = 0.0, zoom_in=(0.3, 0.6), paste_p: float = 0.0, paste_scale=(0.4, 0.9)):
     """Random training views of pairs `idx` (see the module doc). All tensors on one device."""
     dev = photos.device
     b = idx.numel()
     slot = photos.shape[1]
+    if (zoom_in_p > 0 or paste_p > 0) and boxes is None:
+        raise ValueError("zoom-in and copy-paste need the objects' boxes (object_boxes)")
 
     def uniform(lo, hi, n=b):
         return lo + (hi - lo) * torch.rand(n, device=dev, generator=generator)
 
     h = shapes[idx, 0].float()
     w = shapes[idx, 1].float()
-    area = uniform(*scale)
+    zoom_ins = torch.rand(b, device=dev, generator=generator) < zoom_in_p
+    area = torch.where(zoom_ins, uniform(*zoom_in), uniform(*scale))
     ratio = torch.exp(uniform(math.log(aspect[0]), math.log(aspect[1])))
     ch = torch.clamp(h * torch.sqrt(area / ratio), min=8.0).minimum(h)
     cw = torch.clamp(w * torch.sqrt(area * ratio), min=8.0).minimum(w)
     y0 = uniform(0, 1) * (h - ch)
     x0 = uniform(0, 1) * (w - cw)
+    if zoom_in_p > 0:
+        box = boxes[idx]
+        cy = box[:, 0] + uniform(0, 1) * (box[:, 1] - box[:, 0])
+        cx = box[:, 2] + uniform(0, 1) * (box[:, 3] - box[:, 2])
+        y0 = torch.where(zoom_ins, torch.minimum((cy - ch / 2).clamp(min=0.0), h - ch), y0)
+        x0 = torch.where(zoom_ins, torch.minimum((cx - cw / 2).clamp(min=0.0), w - cw), x0)
 
-    zoomed = torch.rand(b, device=dev, generator=generator) < zoom_out_p
+    zoomed = (torch.rand(b, device=dev, generator=generator) < zoom_out_p) & ~zoom_ins
     z = torch.where(zoomed, uniform(*zoom_out), torch.ones(b, device=dev))
     top = uniform(0, 1) * (1 - z)
     left = uniform(0, 1) * (1 - z)
@@ -99,6 +142,9 @@ def augment_batch(photos: torch.Tensor, masks: torch.Tensor, shapes: torch.Tenso
         x = torch.where(keep, x, blurred)
         m = torch.where(keep, m, torch.zeros_like(m))
 
+    if paste_p > 0:
+        x, m = _paste(photos, masks, boxes, x, m, ch, cw, o, uniform, generator, paste_p, paste_scale)
+
     bright = uniform(1 - jitter, 1 + jitter)[:, None, None, None]
     contrast = uniform(1 - jitter, 1 + jitter)[:, None, None, None]
     saturation = uniform(1 - jitter, 1 + jitter)[:, None, None, None]
@@ -108,3 +154,35 @@ def augment_batch(photos: torch.Tensor, masks: torch.Tensor, shapes: torch.Tenso
     grey = (x * torch.tensor([0.299, 0.587, 0.114], device=dev)[None, :, None, None]).sum(dim=1, keepdim=True)
     x = ((x - grey) * saturation + grey).clamp(0.0, 1.0)
     return x.contiguous(memory_format=torch.channels_last), m
+
+
+def _paste(photos, masks, boxes, x, m, ch, cw, o, uniform, generator, paste_p, paste_scale):
+    """Copy-paste onto finished views x (B, 3, s, s), m (B, 1, s, s) whose crops were ch x cw slot
+    pixels (see the module doc); `o` the output pixel centres in [0, 1]."""
+    dev = x.device
+    b, size = x.shape[0], x.shape[-1]
+    slot = photos.shape[1]
+    pasted = torch.rand(b, device=dev, generator=generator) < paste_p
+    donor = torch.randint(0, photos.shape[0], (b,), device=dev, generator=generator)
+    box = boxes[donor]
+    bh, bw = box[:, 1] - box[:, 0], box[:, 3] - box[:, 2]
+    k = uniform(*paste_scale) * torch.minimum(ch, cw) / torch.maximum(bh, bw)
+    oh = torch.minimum(bh * k, ch) / ch  # the pasted object's height and width, shares of the view
+    ow = torch.minimum(bw * k, cw) / cw
+    top = uniform(0, 1) * (1 - oh)
+    left = uniform(0, 1) * (1 - ow)
+    mirror = torch.rand(b, device=dev, generator=generator) < 0.5
+    u = (o[None, :] - left[:, None]) / ow[:, None]  # (B, size): position across the object, 0-1 inside
+    v = (o[None, :] - top[:, None]) / oh[:, None]
+    inside = ((u >= 0) & (u <= 1))[:, None, :] & ((v >= 0) & (v <= 1))[:, :, None]
+    u = torch.where(mirror[:, None], 1 - u, u).clamp(0.0, 1.0)
+    px = box[:, 2, None] + u * bw[:, None]
+    py = box[:, 0, None] + v.clamp(0.0, 1.0) * bh[:, None]
+    gx, gy = px / slot * 2 - 1, py / slot * 2 - 1
+    grid = torch.stack([gx[:, None, :].expand(b, size, size), gy[:, :, None].expand(b, size, size)], dim=-1)
+    obj = F.grid_sample(photos[donor].permute(0, 3, 1, 2).float() / 255.0, grid, mode="bilinear",
+                        padding_mode="border", align_corners=False)
+    alpha = F.grid_sample(masks[donor][:, None].float() / 255.0, grid, mode="bilinear",
+                          padding_mode="border", align_corners=False)
+    alpha = alpha * (inside & pasted[:, None, None])[:, None].float()
+    return alpha * obj + (1 - alpha) * x, alpha + (1 - alpha) * m

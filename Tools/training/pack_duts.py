@@ -1,4 +1,4 @@
-"""Packs DUTS-TR small enough to travel to a lent GPU machine (the `device` tool sends the working
+"""Packs DUTS-TR (with --extra also the DUTS-TE pairs outside the validation 500) small enough to travel to a lent GPU machine (the `device` tool sends the working
 tree plus carried paths, 64 MiB in all per call, and the tracked tree alone is ~23 MiB).
 
 Each photo is downscaled (area) to --side px on its longer side and stored as WebP (--quality),
@@ -113,16 +113,21 @@ def main():
     ap.add_argument("--parts", type=int, default=2, help="files to split the pack into (one per device call)")
     ap.add_argument("--init", help="a checkpoint (.pt with an 'ema' state dict) to store as float16 init.pt")
     ap.add_argument("--out", default=str(PACK_DIR))
-    ap.add_argument("--limit", type=int, default=0, help="pack only the first N pairs (for a quick test)")
+    ap.add_argument("--limit", type=int, default=0, help="pack only the first N pairs of each split (for a quick test)")
+    ap.add_argument("--extra", action="store_true",
+                    help="also pack the 4,019 DUTS-TE pairs outside the validation 500 (train_subject.py's --train-extra)")
     a = ap.parse_args()
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/: liftpy/ and the job folders import from there
     from liftpy.duts_data import load_split
-    train = load_split("train")
-    n = min(len(train), a.limit) if a.limit else len(train)
-
-    with ThreadPoolExecutor(os.cpu_count()) as pool:
-        results = list(pool.map(lambda k: encode_pair(*train.pair(k), a.side, a.quality), range(n), chunksize=64))
+    keys, results = [], []
+    for name in ("train", "extra") if a.extra else ("train",):
+        split = load_split(name)
+        n = min(len(split), a.limit) if a.limit else len(split)
+        with ThreadPoolExecutor(os.cpu_count()) as pool:
+            results += pool.map(lambda k: encode_pair(*split.pair(k), a.side, a.quality), range(n), chunksize=64)
+        keys += split.keys[:n]
+    n = len(keys)
     pairs = [(p, m) for p, m, _ in results]
     shapes = [shape for _, _, shape in results]
     sizes = np.array([len(p) + len(m) for p, m in pairs])
@@ -132,7 +137,7 @@ def main():
     for j in range(a.parts):
         lo, hi = bounds[j], bounds[j + 1]
         path = out / f"part-{j}" / "duts-tr.npz"
-        write_part(path, train.keys[lo:hi], pairs[lo:hi], shapes[lo:hi])
+        write_part(path, keys[lo:hi], pairs[lo:hi], shapes[lo:hi])
         print(f"{path}: {hi - lo} pairs, {path.stat().st_size / 2**20:.1f} MiB")
     if a.init:
         import torch

@@ -32,7 +32,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/: liftpy/ and the job folders import from there
 from conversion.export_subject import load_exported  # noqa: E402
 from liftpy.subject_model import SubjectNet, grow, variant_of  # noqa: E402
-from training.gpu_augment import augment_batch  # noqa: E402
+from training.gpu_augment import augment_batch, object_boxes  # noqa: E402
 from training.pack_duts import load_pack  # noqa: E402
 from training.training_recipe import EMA, calibrate_from_export, loss_fn, lr_at, param_groups  # noqa: E402
 
@@ -58,6 +58,15 @@ def main():
     ap.add_argument("--zoom-canvas", choices=("reflect", "replicate"), default="replicate")
     ap.add_argument("--crop-area", type=float, nargs=2, default=(0.8, 1.0), metavar=("LO", "HI"),
                     help="random resized crop: share of the photo's area kept")
+    ap.add_argument("--zoom-in-p", type=float, default=0.0, help="share of views zoomed in on the object")
+    ap.add_argument("--zoom-in-area", type=float, nargs=2, default=(0.3, 0.6), metavar=("LO", "HI"))
+    ap.add_argument("--paste-p", type=float, default=0.0, help="share of views with another pair's object pasted in")
+    ap.add_argument("--paste-scale", type=float, nargs=2, default=(0.4, 0.9), metavar=("LO", "HI"))
+    ap.add_argument("--encoder-lr-scale", type=float, default=1.0,
+                    help="the encoder's learning rate as a share of the rest's (train_subject.py's flag)")
+    ap.add_argument("--snapshots", type=float, nargs="+", default=SNAPSHOTS,
+                    help="shares of the schedule at which the EMA weights are saved")
+    ap.add_argument("--no-raw", action="store_true", help="do not save the raw end weights")
     ap.add_argument("--bg-weight", type=float, default=2.0)
     ap.add_argument("--edge-weight", type=float, default=0.0, help="outline emphasis of the loss (0 = plain)")
     ap.add_argument("--probe-steps", type=int, default=40)
@@ -81,12 +90,15 @@ def main():
     photos = torch.from_numpy(photos).to(dev)
     masks = torch.from_numpy(masks).to(dev)
     shapes_t = torch.from_numpy(shapes).to(dev)
+    boxes = object_boxes(masks, shapes_t)
 
     def views(n):
         """A batch of n training views (photos, masks) on the device."""
         idx = torch.randint(0, len(keys), (n,), device=dev, generator=gen)
         return augment_batch(photos, masks, shapes_t, idx, a.size, gen, zoom_out_p=a.zoom_out_p,
-                             zoom_canvas=a.zoom_canvas, scale=tuple(a.crop_area))
+                             zoom_canvas=a.zoom_canvas, scale=tuple(a.crop_area), boxes=boxes,
+                             zoom_in_p=a.zoom_in_p, zoom_in=tuple(a.zoom_in_area), paste_p=a.paste_p,
+                             paste_scale=tuple(a.paste_scale))
 
     gen = torch.Generator(device=dev)
     gen.manual_seed(a.seed)
@@ -107,7 +119,7 @@ def main():
         model = SubjectNet(a.variant or "l")
     model = model.to(dev, memory_format=torch.channels_last).train()
     ema = EMA(model, a.ema, ramp=not a.init)
-    opt = torch.optim.AdamW(param_groups(model, a.wd), lr=a.lr, betas=(0.9, 0.999), fused=cuda)
+    opt = torch.optim.AdamW(param_groups(model, a.wd, a.encoder_lr_scale), lr=a.lr, betas=(0.9, 0.999), fused=cuda)
     log(f"model {model.variant}, init {a.init}, batch {a.batch} at {a.size}^2, peak lr {a.lr}")
 
     def train_step(step, lr):
@@ -147,27 +159,55 @@ def main():
 
     record = {"args": vars(a), "pairs": len(keys), "ms_per_step": per_step * 1e3, "total_steps": total,
               "epochs": epochs, "losses": []}
-    snap_steps = {max(a.probe_steps + 1, int(f * total)): f for f in SNAPSHOTS}
+
+    def snapshot_steps(total):
+        return {max(a.probe_steps + 1, int(f * total)): f for f in a.snapshots}
+
+    def save_snapshot(f, done):
+        state = {k: v.detach().cpu() for k, v in ema.model.state_dict().items()}
+        torch.save({"ema": state, "which": "ema", "step": done, "epoch": done * a.batch / len(keys),
+                    "args": vars(a)}, out / f"snap-{round(f * 100):03d}.pt")
+        log(f"saved snap-{round(f * 100):03d}.pt")
+
+    # The probe's step time may be off (another job on the GPU still starting, clocks settling): in
+    # the schedule's first half, each log point re-fits its length to the pace so far. Past the
+    # budget by a minute (the pace fell later), the run stops and saves what the last snapshot
+    # would have been.
+    snap_steps = snapshot_steps(total)
     loss_sum, n_sum = torch.zeros((), device=dev), 0
-    for step in range(a.probe_steps, total):
+    t_loop, step = time.time(), a.probe_steps
+    while step < total:
         loss_sum += train_step(step, lr_at(step - a.probe_steps, a.lr, warmup - a.probe_steps,
                                            total - a.probe_steps)).detach()
         n_sum += 1
-        done = step + 1
+        step += 1
+        done = step
         if done % 200 == 0 or done == total:
-            mean = float(loss_sum) / n_sum
+            mean = float(loss_sum) / n_sum  # also waits for the GPU, so the clock below is true
             record["losses"].append([done, round(done * a.batch / len(keys), 2), round(mean, 4)])
             log(f"step {done}/{total} epoch {done * a.batch / len(keys):.1f} loss {mean:.4f}")
             loss_sum.zero_()
             n_sum = 0
+            pace = (time.time() - t_loop) / (done - a.probe_steps)
+            if done < total / 2:
+                refit = done + max(1, int((budget - (time.time() - t_train)) / pace * 0.95))
+                if abs(refit - total) > 0.02 * total:
+                    log(f"pace {pace * 1e3:.1f} ms/step: schedule re-fitted from {total} to {refit} steps")
+                    total = refit
+                    snap_steps = snapshot_steps(total)
+            elif time.time() - t_train > budget + 60:
+                log(f"past the budget at step {done} of {total}: stopping")
+                save_snapshot(max(a.snapshots), done)
+                total = done
+                break
         if done in snap_steps:
-            f = snap_steps[done]
-            state = {k: v.detach().cpu() for k, v in ema.model.state_dict().items()}
-            torch.save({"ema": state, "which": "ema", "step": done, "epoch": done * a.batch / len(keys),
-                        "args": vars(a)}, out / f"snap-{round(f * 100):03d}.pt")
-            log(f"saved snap-{round(f * 100):03d}.pt")
-    raw = {k: v.detach().cpu() for k, v in model.state_dict().items()}
-    torch.save({"ema": raw, "which": "model", "step": total, "epoch": epochs, "args": vars(a)}, out / "raw-100.pt")
+            save_snapshot(snap_steps[done], done)
+    epochs = total * a.batch / len(keys)
+    record.update(total_steps=total, epochs=epochs)
+    if not a.no_raw:
+        raw = {k: v.detach().cpu() for k, v in model.state_dict().items()}
+        torch.save({"ema": raw, "which": "model", "step": total, "epoch": epochs, "args": vars(a)},
+                   out / "raw-100.pt")
     record["seconds"] = time.time() - t_begin
     (out / "gpu-train.json").write_text(json.dumps(record, indent=1))
     log(f"done: {total} steps, {epochs:.1f} epochs, {time.time() - t_train:.0f} s of training")
