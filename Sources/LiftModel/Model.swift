@@ -39,7 +39,7 @@ public final class Model: @unchecked Sendable {
     public let metadata: [String: String]
     /// The declared input size.
     public let inputShape: InputShape
-    /// Names of the graph outputs; `run` returns the first.
+    /// Names of the graph outputs; `run` returns the first, `runAll` all of them.
     public let outputNames: [String]
     /// The limits the model was loaded with; they also bound the sizes `run` accepts.
     public let limits: WeightLimits
@@ -130,6 +130,29 @@ public final class Model: @unchecked Sendable {
         let output = Tensor(shape: result.shape)
         output.data.update(from: result.data, count: result.count)
         return output
+    }
+
+    /// The shapes of every graph output, in `outputNames` order, for an input of `shape`.
+    /// - Throws: `GraphError` when the model cannot take that input.
+    public func outputShapes(forInput shape: TensorShape) throws -> [TensorShape] {
+        let shapes = try program.inferShapes(input: shape, limits: limits)
+        return program.outputs.map { shapes[$0] }
+    }
+
+    /// Runs the model on `input` (NHWC `[1, H, W, C]`) once and returns every graph output as a new
+    /// tensor, in `outputNames` order (a model with instance heads: the mask, then its cues).
+    /// - Parameter threads: parallel parts per kernel (results do not depend on it).
+    /// - Throws: `GraphError.inputShapeMismatch` or `.shapeMismatch` when the input does not fit.
+    public func runAll(_ input: Tensor, threads: Int = Parallel.defaultThreads) throws -> [Tensor] {
+        lock.lock()
+        defer { lock.unlock() }
+        _ = try execute(input, threads: threads)
+        guard let plan else { preconditionFailure("execute leaves a plan") }
+        return plan.outputs.map { result in
+            let output = Tensor(shape: result.shape)
+            output.data.update(from: result.data, count: result.count)
+            return output
+        }
     }
 
     /// Runs the model on `input` and writes the first output into `output`, which must already have

@@ -12,6 +12,11 @@
   (scikit-image's bundled photos) and this PyTorch model's outputs on them, for the Swift parity
   test, plus a README saying how they were made.
 - Cross-checks the file with the numpy reference interpreter `liftgraph_ref.py` when it is found.
+- `--instance-heads` (issue 39): the checkpoint's instance heads become further graph outputs after
+  `mask`: `centre` (sigmoid, 1 channel), `offset` ((dy, dx) in input pixels, 2 channels) and, when
+  the heads have it, `boundary` (sigmoid, 1 channel), all at the heads' stride (/4). Whatever
+  `InstanceHeads` computes is traced like the rest of the network (its offset scale folds into the
+  last convolution). Without the flag the file is what it always was, byte for byte.
 
 `load_exported_weights` reads such a file back into a SubjectNet (folded conv + bias -> conv with
 an identity BatchNorm); `train_subject.py --init` uses it.
@@ -52,6 +57,54 @@ class Probability(nn.Module):
         return torch.sigmoid(self.net(x))
 
 
+# The instance heads' outputs, in graph order after "mask" (GRAPH-FORMAT.md, "Instance cues").
+INSTANCE_OUTPUTS = ("centre", "offset", "boundary")
+
+
+class ProbabilityAndInstances(nn.Module):
+    """`--instance-heads`: the probability map and the instance heads' maps, as a tuple in
+    `output_names` order: sigmoid of the centre and boundary logits, the offsets as they are."""
+
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, x):
+        out, heads = self.net.forward_instances(x)
+        maps = [torch.sigmoid(out)]
+        for name in INSTANCE_OUTPUTS:
+            if name in heads:
+                maps.append(heads[name] if name == "offset" else torch.sigmoid(heads[name]))
+        return tuple(maps)
+
+    @torch.no_grad()
+    def output_names(self, size) -> list[str]:
+        """["mask", "centre", "offset"(, "boundary")]: the heads' outputs, checked on one input of
+        size x size; a head this exporter does not know is an error, not dropped."""
+        heads = self.net.forward_instances(torch.zeros(1, 3, size, size))[1]
+        unknown = sorted(set(heads) - set(INSTANCE_OUTPUTS))
+        if unknown or "centre" not in heads or "offset" not in heads:
+            raise ValueError(f"instance heads give {sorted(heads)}; this exporter writes centre, offset and boundary")
+        return ["mask"] + [n for n in INSTANCE_OUTPUTS if n in heads]
+
+
+def export_network(net, path, size, provenance, instance_heads=False) -> dict:
+    """Writes `net` (eval mode) to `path` as F16 with an open input size; with `instance_heads` the
+    heads' outputs too. Returns {convolution: constant folded into it} (to reload the file exactly:
+    `load_exported_weights(..., scaled=)`)."""
+    from liftpy import export_torch
+    scaled: dict = {}
+    example = torch.rand(1, 3, size, size)
+    if instance_heads:
+        module = ProbabilityAndInstances(net).eval()
+        export_torch.export(module, example, str(path), input_spec(size), provenance, dtype="f16", any_size=True,
+                            output_names=module.output_names(size), scaled=scaled)
+    else:
+        export_torch.export(Probability(net), example, str(path), input_spec(size), provenance, dtype="f16",
+                            any_size=True, scaled=scaled)
+    return {k.removeprefix("net."): v for k, v in scaled.items()}
+
+
 def input_spec(size):
     return {"name": "image", "height": size, "width": size, "layout": "NHWC", "color": "rgb",
             "range": [0, 1], "mean": [0, 0, 0], "std": [1, 1, 1], "resize": "area",
@@ -88,12 +141,14 @@ def load_exported(path) -> SubjectNet:
 
 
 @torch.no_grad()
-def load_exported_weights(model: SubjectNet, path, tensors: dict | None = None) -> int:
+def load_exported_weights(model: nn.Module, path, tensors: dict | None = None, scaled: dict | None = None) -> int:
     """Loads an exported (BN-folded) file into `model`: each exported conv `NAME.weight` (OHWI) and
     `NAME.bias` goes into the conv at module path NAME; when that conv is followed by a BatchNorm
     (ConvBNAct `X.0`, `X.1`) the bias becomes the BN shift and the BN an identity. Convs that are
     not in the file (the training-only side heads) keep their values. `tensors`: the file's
-    `read_exported`, when already read. Returns the number loaded."""
+    `read_exported`, when already read. `scaled`: {NAME: constant the export folded into it}
+    (`export_network`'s answer; the instance heads' offset scale), divided out again. Returns the
+    number loaded."""
     if tensors is None:
         tensors = read_exported(path)
     modules = dict(model.named_modules())
@@ -103,6 +158,8 @@ def load_exported_weights(model: SubjectNet, path, tensors: dict | None = None) 
             continue
         w = torch.from_numpy(tensors[f"{name}.weight"].astype(np.float32)).permute(0, 3, 1, 2)
         b = torch.from_numpy(tensors[f"{name}.bias"].astype(np.float32))
+        if scaled and name in scaled:
+            w, b = w / scaled[name], b / scaled[name]
         conv.weight.copy_(w)
         parent, _, idx = name.rpartition(".")
         bn = modules.get(f"{parent}.{int(idx) + 1}") if idx.isdigit() else None
@@ -138,12 +195,22 @@ def write_fixtures(model, out_dir: Path, weights_path: Path, command: str):
         x = cv2.resize(photo, (w, h), interpolation=cv2.INTER_AREA).astype(np.float32) / 255.0
         with torch.no_grad():
             y = model(torch.from_numpy(x)[None].permute(0, 3, 1, 2))
+        extra = {}
+        if isinstance(y, tuple):  # --instance-heads: the heads' maps beside the probability map
+            for k, t in zip(model.output_names(h)[1:], y[1:]):
+                extra[k] = t.permute(0, 2, 3, 1).contiguous().numpy().astype("<f4")
+            y = y[0]
         y = y.permute(0, 2, 3, 1).contiguous().numpy().astype("<f4")
         x.astype("<f4").tofile(out_dir / f"{name}.input.f32")
         y.tofile(out_dir / f"{name}.output.f32")
-        cases.append({"name": name, "input": [1, h, w, 3], "output": [1, h, w, 1],
-                      "output_min": float(y.min()), "output_max": float(y.max()),
-                      "output_mean": float(y.mean())})
+        case = {"name": name, "input": [1, h, w, 3], "output": [1, h, w, 1],
+                "output_min": float(y.min()), "output_max": float(y.max()),
+                "output_mean": float(y.mean())}
+        for k, t in extra.items():
+            t.tofile(out_dir / f"{name}.{k}.f32")
+        if extra:
+            case["instance_outputs"] = {k: list(t.shape) for k, t in extra.items()}
+        cases.append(case)
     meta = {"generated_by": command, "commit": git_commit(), "weights": str(weights_path.relative_to(REPO))
             if weights_path.is_relative_to(REPO) else str(weights_path), "weights_sha256": sha,
             "tolerance_max_abs": 1e-4, "cases": cases}
@@ -169,12 +236,15 @@ def main():
     ap.add_argument("--fixtures", default=str(REPO / "Tests/Fixtures/subject"), help="'' to skip")
     ap.add_argument("--no-eval", action="store_true", help="skip scoring on the validation set")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--instance-heads", action="store_true",
+                    help="also write the checkpoint's instance heads as graph outputs (issue 39; module docstring)")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
-    from liftpy import export_torch
     command = " ".join(sys.argv[1:])
 
     model, ckpt = load_checkpoint(a.checkpoint, a.which)
+    if a.instance_heads and model.instance is None:
+        raise SystemExit(f"{a.checkpoint}: the network has no instance heads to export (--instance-heads)")
     val = ckpt.get("val") or {}
     step, epoch = ckpt.get("step"), ckpt.get("epoch")
     args = ckpt.get("args", {})
@@ -201,15 +271,17 @@ def main():
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp")
-    export_torch.export(Probability(model), torch.rand(1, 3, a.size, a.size), str(tmp), input_spec(a.size),
-                        provenance, dtype="f16", any_size=True)
+    if a.instance_heads:
+        provenance += (" With the instance heads (issue 39) as the further outputs centre, offset and boundary "
+                       f"({2 * count_macs(model, a.size, instances=True) / 1e9:.2f} GFLOP with them).")
+    scaled = export_network(model, tmp, a.size, provenance, a.instance_heads)
     os.replace(tmp, out)
     print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB) from {a.checkpoint} (step {step}, epoch {epoch})")
 
     shipped = net_for(model.state_dict())
     shipped.load_state_dict(model.state_dict())  # side (and instance) heads, which are not exported
-    n = load_exported_weights(shipped, out)
-    shipped = Probability(shipped.eval()).eval()
+    n = load_exported_weights(shipped, out, scaled=scaled)
+    shipped = (ProbabilityAndInstances if a.instance_heads else Probability)(shipped.eval()).eval()
     print(f"reloaded {n} convolutions from {out}")
 
     if a.fixtures:
@@ -224,8 +296,11 @@ def main():
             for c in cases:
                 x = np.fromfile(Path(a.fixtures) / f"{c['name']}.input.f32", "<f4").reshape(c["input"])
                 y = np.fromfile(Path(a.fixtures) / f"{c['name']}.output.f32", "<f4").reshape(c["output"])
-                got = graph.run({"image": x})["mask"]
-                print(f"  liftgraph_ref vs PyTorch on {c['name']}: max |d| {np.abs(got - y).max():.2e}")
+                got = graph.run({"image": x})
+                print(f"  liftgraph_ref vs PyTorch on {c['name']}: max |d| {np.abs(got['mask'] - y).max():.2e}")
+                for k, shape in c.get("instance_outputs", {}).items():
+                    want = np.fromfile(Path(a.fixtures) / f"{c['name']}.{k}.f32", "<f4").reshape(shape)
+                    print(f"    {k}: max |d| {np.abs(got[k] - want).max():.2e}")
 
     if not a.no_eval:
         from evaluation.eval_subject import predict_torch, sod_metrics

@@ -11,7 +11,9 @@ BatchNorm2d (folded into the convolution before it), ReLU/ReLU6/Hardswish/Sigmoi
 (modules, functions and methods), Max/AvgPool2d (incl. ceil_mode), AdaptiveAvgPool2d(1) and
 mean over (2, 3), F.interpolate / nn.Upsample (bilinear or nearest, to a size, a scale or the size of
 another tensor via `other.shape[2:]`, `other.shape[-2:]` or `other.size()[2:]`), torch.cat on channels, add/mul/sub of two tensors (broadcast
-over H and W allowed), F.pad (constant), Identity/Dropout (eval: pass-through). Anything else raises
+over H and W allowed), a tensor times a number right after a convolution it alone reads (folded into
+that convolution's weights and bias: Panoptic-DeepLab's offset scale), F.pad (constant),
+Identity/Dropout (eval: pass-through). Anything else raises
 `ExportError` naming the node. The output is deterministic: JSON with sorted keys and no spaces,
 tensors in sorted name order, so the same module exported twice gives the same bytes.
 """
@@ -63,6 +65,7 @@ class _Builder:
         self.producer: dict[str, dict] = {}          # lift value name -> lift node that writes it
         self.shape_of: dict[torch.fx.Node, torch.fx.Node] = {}  # getattr(x, "shape")[2:] -> x
         self.consumers: dict[str, int] = {}          # lift value -> number of fx users
+        self.scaled: dict[str, float] = {}           # conv weight key -> constant folded into it
 
     # -- helpers ---------------------------------------------------------------------------------
     def emit(self, fx_node, op, inputs, attrs=None, weights=None):
@@ -185,9 +188,28 @@ class _Builder:
         self.emit(fx_node, op, inputs, attrs)
 
     def binary(self, fx_node, op, a, b):
+        if op == "mul" and isinstance(b, torch.fx.Node) != isinstance(a, torch.fx.Node):
+            tensor, number = (a, b) if isinstance(a, torch.fx.Node) else (b, a)
+            if isinstance(number, (int, float)) and self.fold_scale(fx_node, tensor, float(number)):
+                return
         if not isinstance(a, torch.fx.Node) or not isinstance(b, torch.fx.Node):
             raise ExportError(f"{fx_node.name}: {op} with a constant (only tensor {op} tensor)")
         self.emit(fx_node, op, [self.input_name(fx_node, a), self.input_name(fx_node, b)], {"activation": "none"})
+
+    def fold_scale(self, fx_node, source, factor: float) -> bool:
+        """`source * factor` where `source` is a convolution without activation that only this
+        multiplication reads: the factor goes into its weights and bias (recorded in `scaled`)."""
+        conv = self.sole_producer(fx_node, source)
+        if conv is None or conv["op"] not in ("conv2d", "conv_transpose2d") or conv["attrs"]["activation"] != "none":
+            return False
+        for role in ("weight", "bias"):
+            name = conv["weights"].get(role)
+            if name is not None:
+                self.weights[name] = (self.weights[name].astype(np.float64) * factor).astype(np.float32)
+        key = conv["weights"]["weight"][: -len(".weight")]
+        self.scaled[key] = self.scaled.get(key, 1.0) * factor
+        self.alias(fx_node, source)
+        return True
 
     # -- dispatch ----------------------------------------------------------------------------------
     def visit(self, n: torch.fx.Node):
@@ -315,10 +337,13 @@ def write_safetensors(path: str, tensors: dict[str, np.ndarray], metadata: dict[
 
 def to_graph(module: nn.Module, example_input: torch.Tensor, input_name: str = "image",
              output_name: str = "mask", any_size: bool = False,
-             fuse_activations: bool = True) -> tuple[dict, dict[str, np.ndarray]]:
+             fuse_activations: bool = True, output_names: list[str] | None = None,
+             scaled: dict | None = None) -> tuple[dict, dict[str, np.ndarray]]:
     """Traces `module` and returns (graph JSON object, weights by name as float32 OHWI arrays).
 
-    The first module output is named `output_name`, further ones `output_name` + "1", "2", ...
+    The first module output is named `output_name`, further ones `output_name` + "1", "2", ...,
+    unless `output_names` names them all (its first must be `output_name`). `scaled`, when given,
+    receives {convolution name: constant folded into its weights and bias}.
     """
     module = module.eval()
     traced = torch.fx.symbolic_trace(module)
@@ -338,6 +363,12 @@ def to_graph(module: nn.Module, example_input: torch.Tensor, input_name: str = "
             else:
                 b.visit(n)
     names = [output_name] + [f"{output_name}{i}" for i in range(1, len(outputs))]
+    if output_names is not None:
+        if len(output_names) != len(outputs) or output_names[0] != output_name or len(set(output_names)) != len(outputs):
+            raise ExportError(f"{len(outputs)} module outputs, named {output_names} (distinct, the first {output_name!r})")
+        names = list(output_names)
+    if scaled is not None:
+        scaled.update(b.scaled)
     for i, (value, name) in enumerate(zip(outputs, names)):
         node = b.producer.get(value)
         if node is None or name in b.producer or value in outputs[:i]:
@@ -355,7 +386,8 @@ def to_graph(module: nn.Module, example_input: torch.Tensor, input_name: str = "
 
 
 def export(module: nn.Module, example_input: torch.Tensor, path: str, input_spec: dict, provenance: str,
-           dtype: str = "f32", any_size: bool = False, fuse_activations: bool = True) -> dict:
+           dtype: str = "f32", any_size: bool = False, fuse_activations: bool = True,
+           output_names: list[str] | None = None, scaled: dict | None = None) -> dict:
     """Exports `module` to a Lift model file at `path` and returns the graph JSON object.
 
     - example_input: an NCHW tensor of the size the model is meant for (batch 1).
@@ -365,9 +397,12 @@ def export(module: nn.Module, example_input: torch.Tensor, path: str, input_spec
     - dtype: "f32" or "f16" storage of the weights (Lift converts to Float32 at load).
     - any_size: write H and W as -1 (the graph accepts any input size) instead of the example's.
     - fuse_activations: put an activation that alone reads a conv/add/mul output into that node.
+    - output_names: every graph output's name, the first `input_spec["output"]` (default: that name,
+      then that name + "1", "2", ...).
+    - scaled: receives {convolution name: constant folded into it} (see `to_graph`).
     """
     graph, weights = to_graph(module, example_input, input_spec.get("name", "image"),
-                              input_spec.get("output", "mask"), any_size, fuse_activations)
+                              input_spec.get("output", "mask"), any_size, fuse_activations, output_names, scaled)
     metadata = {"lift.graph": _json(graph), "lift.input": _json(input_spec), "lift.provenance": provenance}
     write_safetensors(path, weights, metadata, dtype)
     return graph

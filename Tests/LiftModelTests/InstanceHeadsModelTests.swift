@@ -1,0 +1,58 @@
+import Foundation
+import LiftModel
+import LiftTensor
+import Testing
+import TestSupport
+
+/// `Tests/Fixtures/instances/heads.json`: the outputs, their shapes and tolerances, written by
+/// `Tools/fixtures/make_instance_heads_fixture.py` with the model and PyTorch's outputs.
+private struct HeadsFixture: Decodable {
+    let outputs: [String]
+    let shapes: [String: [Int]]
+    let tolerance_max_abs: [String: Float]
+
+    static func load() throws -> HeadsFixture {
+        try JSONDecoder().decode(HeadsFixture.self, from: Data(Fixtures.bytes("instances/heads.json")))
+    }
+
+    func shape(_ name: String) throws -> TensorShape {
+        let s = try #require(shapes[name])
+        return TensorShape(n: s[0], h: s[1], w: s[2], c: s[3])
+    }
+}
+
+/// A model exported with its instance heads (issue 39) has four graph outputs; `runAll` returns each
+/// as PyTorch computes it, on 1 and 2 threads.
+@Test(arguments: [1, 2])
+func instanceHeadsOutputsMatchPyTorch(threads: Int) throws {
+    let fixture = try HeadsFixture.load()
+    let model = try Model(contentsOf: Fixtures.url("instances/heads.safetensors"))
+    #expect(model.outputNames == ["mask", "centre", "offset", "boundary"])
+    #expect(model.outputNames == fixture.outputs)
+    let input = try fixtureTensor("instances/heads.input.f32", try fixture.shape("input"))
+    let expectedShapes = try fixture.outputs.map { try fixture.shape($0) }
+    #expect(try model.outputShapes(forInput: input.shape) == expectedShapes)
+    let outputs = try model.runAll(input, threads: threads)
+    try #require(outputs.count == fixture.outputs.count)
+    for (name, output) in zip(fixture.outputs, outputs) {
+        #expect(output.shape == (try fixture.shape(name)), "\(name)")
+        let delta = maxAbsDifference(output.toArray(), try Fixtures.float32s("instances/heads.\(name).f32"))
+        #expect(delta <= (fixture.tolerance_max_abs[name] ?? 0), "\(name): max |Δ| \(delta)")
+    }
+}
+
+/// `run` still returns the first output, the same values as `runAll`'s first; a second `runAll` at
+/// the same size allocates no buffers and returns the same values.
+@Test func runAllAgreesWithRunAndReusesItsPlan() throws {
+    let fixture = try HeadsFixture.load()
+    let model = try Model(contentsOf: Fixtures.url("instances/heads.safetensors"))
+    let input = try fixtureTensor("instances/heads.input.f32", try fixture.shape("input"))
+    let first = try model.runAll(input, threads: 1)
+    let allocated = model.allocatedTensorCount
+    let mask = try model.run(input, threads: 1)
+    let second = try model.runAll(input, threads: 1)
+    #expect(model.allocatedTensorCount == allocated)
+    #expect(mask.toArray() == first[0].toArray())
+    for (a, b) in zip(first, second) { #expect(a.toArray() == b.toArray()) }
+    #expect(try model.outputShape(forInput: input.shape) == first[0].shape)
+}
