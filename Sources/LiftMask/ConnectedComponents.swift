@@ -77,6 +77,22 @@ public struct InstanceSegmentation: Sendable {
         self.init(runs: runs, score: score, options: options, threads: threads)
     }
 
+    /// These instances regrouped by a network's instance cues (`InstanceGrouping`): components cut
+    /// where the cues see touching subjects, parts of one occluded subject joined; the same pixels
+    /// are foreground. Statistics are recomputed, `score` averaged as `init` does.
+    /// - Throws: `MaskError.invalidParameter` for parameters out of range.
+    package func grouped(by cues: InstanceCues, parameters: InstanceGrouping.Parameters, scoreRows score: MapRows?,
+                         threads: Int = Parallel.defaultThreads) throws -> InstanceSegmentation {
+        try parameters.validate()
+        guard let labels = InstanceGrouping.group(runLabels, cues: cues, parameters: parameters, threads: threads) else { return self }
+        return InstanceSegmentation(runLabels: labels, instances: labels.statistics(score: score, threads: threads))
+    }
+
+    private init(runLabels: RunLabels, instances: [Instance]) {
+        self.runLabels = runLabels
+        self.instances = instances
+    }
+
     /// Ranks the components of `runs` into instances.
     private init(runs: RunComponents, score: MapRows?, options: InstanceOptions, threads: Int) {
         let components = runs.statistics(score: score, threads: threads)

@@ -1,0 +1,229 @@
+import LiftImage
+import LiftTensor
+
+/// Instances from a network's instance cues (issue 39): Panoptic-DeepLab's grouping, held back by
+/// the connected components and a predicted touching boundary. The Swift form of `group` in
+/// `Tools/instances/group.py` (steps 2–5 of its docstring; step 1, the mask and its components, is
+/// the `RunLabels` it starts from), giving the same instances on the same inputs:
+///
+/// 2. Centre peaks (`CentrePeaks`): one peak or none → the components as they are.
+/// 3. Every foreground pixel votes for its nearest peak (`InstancePieces`); a piece is what one
+///    component gives one peak, connected or not. Pieces under `minimumPiece` of the photo go to the
+///    larger piece of their component they border most (4-neighbour pixel pairs; ties: the higher
+///    piece number), or to the component's largest piece.
+/// 4. Two bordering pieces stay apart only where the mean boundary probability over their border's
+///    pixel pairs is at least `boundaryThreshold` (no boundary map or threshold: offsets alone split).
+/// 5. Instances whose pixels mostly vote for one peak, with a median miss under `joinDistance`
+///    model pixels, join, across components: the visible parts of an occluded object become one.
+///
+/// The instances' union is exactly the components' union (every labelled pixel stays labelled, no
+/// other pixel is), so the foreground mask is the same as with components alone.
+public enum InstanceGrouping {
+    /// The grouping's thresholds (`Tools/instances/group.py`'s `GroupParams`; tune them there, on the
+    /// tuning set only).
+    public struct Parameters: Sendable, Hashable {
+        /// Centre probability a peak needs, 0…1.
+        public var centreThreshold: Float
+        /// Side of the peak window in cells (a peak is the largest of its window), ≥ 1.
+        public var peakWindow: Int
+        /// Most peaks kept (the best), 1…64.
+        public var maximumPeaks: Int
+        /// Pieces smaller than this share of the photo are merged into a neighbour, 0…1.
+        public var minimumPiece: Double
+        /// Mean boundary probability that keeps two bordering pieces apart, 0…1; nil: offsets alone split.
+        public var boundaryThreshold: Double?
+        /// Median distance (model pixels) within which an instance's votes land on its peak for step 5.
+        public var joinDistance: Double
+
+        /// The defaults of `group.py`: 0.1, a 3-cell window, 8 peaks, 0.5 %, 0.3, 12 model pixels.
+        public init(centreThreshold: Float = 0.1, peakWindow: Int = 3, maximumPeaks: Int = 8, minimumPiece: Double = 0.005,
+                    boundaryThreshold: Double? = 0.3, joinDistance: Double = 12) {
+            self.centreThreshold = centreThreshold
+            self.peakWindow = peakWindow
+            self.maximumPeaks = maximumPeaks
+            self.minimumPiece = minimumPiece
+            self.boundaryThreshold = boundaryThreshold
+            self.joinDistance = joinDistance
+        }
+
+        /// Throws `MaskError.invalidParameter` for a value out of its range.
+        public func validate() throws {
+            func check(_ ok: Bool, _ name: String, _ value: String, _ expected: String) throws {
+                if !ok { throw MaskError.invalidParameter(name: name, value: value, expected: expected) }
+            }
+            try check(centreThreshold >= 0 && centreThreshold <= 1, "centreThreshold", "\(centreThreshold)", "0…1")
+            try check(peakWindow >= 1 && peakWindow <= 63, "peakWindow", "\(peakWindow)", "1…63")
+            try check(maximumPeaks >= 1 && maximumPeaks <= 64, "maximumPeaks", "\(maximumPeaks)", "1…64")
+            try check(minimumPiece >= 0 && minimumPiece <= 1, "minimumPiece", "\(minimumPiece)", "0…1")
+            try check(boundaryThreshold.map { $0 >= 0 && $0 <= 1 } ?? true, "boundaryThreshold", "\(boundaryThreshold ?? 0)", "0…1")
+            try check(joinDistance >= 0 && joinDistance.isFinite, "joinDistance", "\(joinDistance)", "≥ 0")
+        }
+    }
+
+    /// The instances of `labels` regrouped by `cues`, numbered 1… by decreasing area (ties: the first
+    /// pixel in raster order), as runs; nil when the cues show one centre or none (the components
+    /// stand as they are). `labels` must be components (one label per connected component, as
+    /// `InstanceSegmentation` gives); its label 0 (specks) stays background.
+    /// - Precondition: `parameters` are valid (`validate()`).
+    package static func group(_ labels: RunLabels, cues: InstanceCues, parameters p: Parameters,
+                              threads: Int = Parallel.defaultThreads) -> RunLabels? {
+        let peaks = CentrePeaks.find(cues.centre, threshold: p.centreThreshold, window: p.peakWindow, limit: p.maximumPeaks)
+        guard peaks.count > 1, labels.count > 0 else { return nil }
+        // Components are numbered in raster order of their first pixel, as group.py's are.
+        var componentOfLabel = [Int32](repeating: -1, count: labels.count + 1)
+        var components: Int32 = 0
+        for label in labels.runLabel where label != 0 && componentOfLabel[Int(label)] < 0 {
+            componentOfLabel[Int(label)] = components
+            components += 1
+        }
+        var pieces = InstancePieces(labels: labels, componentOfLabel: componentOfLabel, components: Int(components),
+                                    peaks: peaks, cues: cues, joinDistance: p.joinDistance, threads: threads)
+        let n = pieces.pieceCount, k = peaks.count
+        // Step 3: slivers to a larger neighbour of their component.
+        let minimum = p.minimumPiece * Double(labels.height) * Double(labels.width)
+        var lut = (0 ... n).map { Int32($0) }
+        let small = (1 ... n).filter { pieces.area[$0] > 0 && Double(pieces.area[$0]) < minimum }
+            .sorted { pieces.area[$0] != pieces.area[$1] ? pieces.area[$0] < pieces.area[$1] : $0 < $1 }
+        if !small.isEmpty {
+            var contact: [Int: Int] = [:]
+            pieces.forEachBorder { a, b, _, x0, x1, vertical in
+                contact[key(a, b, n), default: 0] += vertical ? x1 - x0 : 1
+            }
+            var neighbours = [[(count: Int, piece: Int)]](repeating: [], count: n + 1)
+            for (code, count) in contact {
+                let (a, b) = code.quotientAndRemainder(dividingBy: n + 1)
+                neighbours[a].append((count, b))
+                neighbours[b].append((count, a))
+            }
+            for i in small {
+                let c = (i - 1) / k
+                let larger = neighbours[i].filter { ($0.piece - 1) / k == c && Double(pieces.area[$0.piece]) >= minimum }
+                if let best = larger.max(by: { ($0.count, $0.piece) < ($1.count, $1.piece) }) {
+                    lut[i] = Int32(best.piece)
+                } else {
+                    let members = c * k + 1 ... c * k + k
+                    var largest = members.lowerBound
+                    for m in members where pieces.area[m] > pieces.area[largest] { largest = m }
+                    lut[i] = Int32(largest)
+                }
+            }
+            for r in pieces.piece.indices { pieces.piece[r] = lut[Int(pieces.piece[r])] }
+        }
+        // Step 4: pieces stay apart only across a predicted boundary.
+        var union = UnionFind(count: n + 1)
+        if let boundary = cues.boundary, let threshold = p.boundaryThreshold {
+            let sampler = CellSampler(cellWidth: cues.cellWidth, cellHeight: cues.cellHeight, width: labels.width, height: labels.height)
+            var seams: [Int: (sum: Double, count: Int)] = [:]
+            boundary.values.withUnsafeBufferPointer { values in
+                let map = values.nonEmptyBase
+                pieces.forEachBorder { a, b, y, x0, x1, vertical in
+                    var sum = 0.0, count = 0
+                    if vertical {
+                        for x in x0 ..< x1 {
+                            sum += Double((sampler.value(map, x: x, y: y) + sampler.value(map, x: x, y: y + 1)) / 2)
+                            count += 1
+                        }
+                    } else {
+                        sum = Double((sampler.value(map, x: x0 - 1, y: y) + sampler.value(map, x: x0, y: y)) / 2)
+                        count = 1
+                    }
+                    seams[key(a, b, n), default: (0, 0)].sum += sum
+                    seams[key(a, b, n), default: (0, 0)].count += count
+                }
+            }
+            for (code, seam) in seams where seam.sum / Double(seam.count) < threshold {
+                let (a, b) = code.quotientAndRemainder(dividingBy: n + 1)
+                union.join(a, b)
+            }
+        }
+        // Step 5: instances whose votes land on one peak join. Original piece `q` voted for peak
+        // (q − 1) mod k; its pixels now belong to root(lut[q]).
+        var votes: [Int: [Int]] = [:]  // root → pixels per peak
+        for q in 1 ... n where pieces.area[q] > 0 {
+            votes[union.find(Int(lut[q])), default: [Int](repeating: 0, count: k)][(q - 1) % k] += pieces.area[q]
+        }
+        var landing = [[Int]](repeating: [], count: k)
+        for root in votes.keys.sorted() {
+            guard let histogram = votes[root] else { continue }
+            var peak = 0
+            for j in 1 ..< k where histogram[j] > histogram[peak] { peak = j }
+            // The median miss of the root's pixels voting for `peak`, against the join distance.
+            var total = 0, near = 0, nearMax = -Double.infinity, farMin = Double.infinity
+            for q in stride(from: peak + 1, through: n, by: k) where pieces.area[q] > 0 && union.find(Int(lut[q])) == root {
+                total += pieces.area[q]
+                near += pieces.near[q]
+                nearMax = max(nearMax, pieces.nearMax[q])
+                farMin = min(farMin, pieces.farMin[q])
+            }
+            let below = total % 2 == 1 ? near >= total / 2 + 1
+                : near >= total / 2 + 1 || (near == total / 2 && (nearMax + farMin) / 2 < p.joinDistance)
+            if below { landing[peak].append(root) }
+        }
+        for roots in landing { for root in roots.dropFirst() { union.join(roots[0], root) } }
+        return ordered(pieces, root: (0 ... n).map { $0 == 0 ? 0 : union.find($0) })
+    }
+
+    /// `a`–`b` as one dictionary key (the smaller first).
+    private static func key(_ a: Int32, _ b: Int32, _ n: Int) -> Int {
+        Int(min(a, b)) * (n + 1) + Int(max(a, b))
+    }
+
+    /// The pieces' runs labelled by their root, labels 1… by decreasing area (ties: first pixel in
+    /// raster order), neighbouring runs of one label joined.
+    private static func ordered(_ pieces: InstancePieces, root: [Int]) -> RunLabels {
+        var area = [Int](repeating: 0, count: root.count), first = [Int](repeating: .max, count: root.count)
+        for y in 0 ..< pieces.height {
+            for r in pieces.rowOffsets[y] ..< pieces.rowOffsets[y + 1] {
+                let g = root[Int(pieces.piece[r])]
+                area[g] += Int(pieces.end[r] - pieces.start[r])
+                first[g] = min(first[g], y * pieces.width + Int(pieces.start[r]))
+            }
+        }
+        let present = (1 ..< root.count).filter { area[$0] > 0 }
+            .sorted { area[$0] != area[$1] ? area[$0] > area[$1] : first[$0] < first[$1] }
+        var rank = [Int32](repeating: 0, count: root.count)
+        for (i, g) in present.enumerated() { rank[g] = Int32(i + 1) }
+        var start: [Int32] = [], end: [Int32] = [], label: [Int32] = []
+        var offsets = [Int](repeating: 0, count: pieces.height + 1)
+        start.reserveCapacity(pieces.start.count)
+        end.reserveCapacity(pieces.start.count)
+        label.reserveCapacity(pieces.start.count)
+        for y in 0 ..< pieces.height {
+            let rowStart = start.count
+            for r in pieces.rowOffsets[y] ..< pieces.rowOffsets[y + 1] {
+                let l = rank[root[Int(pieces.piece[r])]]
+                if start.count > rowStart, end[end.count - 1] == pieces.start[r], label[label.count - 1] == l {
+                    end[end.count - 1] = pieces.end[r]
+                } else {
+                    start.append(pieces.start[r])
+                    end.append(pieces.end[r])
+                    label.append(l)
+                }
+            }
+            offsets[y + 1] = start.count
+        }
+        return RunLabels(width: pieces.width, height: pieces.height, count: present.count, runStart: start, runEnd: end,
+                         rowOffsets: offsets, runLabel: label)
+    }
+}
+
+/// Disjoint sets over `0..<count` with path halving; the smaller index becomes the root.
+struct UnionFind {
+    private var parent: [Int]
+
+    init(count: Int) { parent = Array(0 ..< count) }
+
+    mutating func find(_ i: Int) -> Int {
+        var i = i
+        while parent[i] != i {
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        }
+        return i
+    }
+
+    mutating func join(_ a: Int, _ b: Int) {
+        let a = find(a), b = find(b)
+        if a != b { parent[max(a, b)] = min(a, b) }
+    }
+}

@@ -1,0 +1,189 @@
+import Foundation
+import LiftImage
+import LiftMask
+import Testing
+import TestSupport
+
+/// Perfect instance cues of an id map, at /4, as `Tools/instances/group.py`'s self-check makes them
+/// with `targets.instance_targets(ids, count, sigma: 4, r: 2)`: cell (i, j) samples model pixel
+/// (4i + 1, 4j + 1); offsets point at the instance's centre of mass, minus 0.5 (the cell centre is
+/// 4i + 1.5); the boundary marks pixels within the 5 × 5 ellipse of two different instances.
+private struct PerfectCues {
+    let ids: [UInt8], size: Int, count: Int
+
+    /// The self-check's scene on a 256 × 256 model frame: a touching pair (1, 2), one object in two
+    /// parts (3) and a lone blob (4).
+    static func selfCheckScene() -> PerfectCues {
+        var ids = [UInt8](repeating: 0, count: 256 * 256)
+        func fill(_ rows: Range<Int>, _ columns: Range<Int>, _ id: UInt8) {
+            for y in rows { for x in columns { ids[y * 256 + x] = id } }
+        }
+        fill(40 ..< 120, 30 ..< 110, 1)
+        fill(40 ..< 120, 110 ..< 190, 2)
+        fill(160 ..< 200, 20 ..< 80, 3)
+        fill(160 ..< 200, 100 ..< 160, 3)
+        fill(170 ..< 230, 200 ..< 250, 4)
+        return PerfectCues(ids: ids, size: 256, count: 4)
+    }
+
+    /// The foreground (1 on instances) at model size.
+    var foreground: FloatMap { FloatMap(width: size, height: size, values: ids.map { $0 > 0 ? 1 : 0 }) }
+
+    func cues(boundary: Bool = true, centreless: Bool = false, zeroBoundary: Bool = false) throws -> InstanceCues {
+        var sum = [(y: Double, x: Double, n: Double)](repeating: (0, 0, 0), count: count + 1)
+        for y in 0 ..< size { for x in 0 ..< size where ids[y * size + x] > 0 {
+            let i = Int(ids[y * size + x])
+            sum[i] = (sum[i].y + Double(y), sum[i].x + Double(x), sum[i].n + 1)
+        } }
+        let centres = sum.map { (y: $0.y / $0.n, x: $0.x / $0.n) }
+        // The 5 × 5 ellipse of cv2.getStructuringElement(MORPH_ELLIPSE): rows ±1 and 0 whole, ±2 only the middle.
+        func near(_ y: Int, _ x: Int) -> Int {
+            var seen = Set<UInt8>()
+            for dy in -2 ... 2 { for dx in -2 ... 2 where abs(dy) <= 1 || dx == 0 {
+                let yy = y + dy, xx = x + dx
+                if yy >= 0, xx >= 0, yy < size, xx < size, ids[yy * size + xx] > 0 { seen.insert(ids[yy * size + xx]) }
+            } }
+            return seen.count
+        }
+        let cells = size / 4
+        var centre = [Float](repeating: 0, count: cells * cells), oy = centre, ox = centre, bd = centre
+        for i in 0 ..< cells { for j in 0 ..< cells {
+            let y = 4 * i + 1, x = 4 * j + 1, c = i * cells + j
+            for k in 1 ... count {
+                let (cy, cx) = centres[k]
+                guard abs(Double(y) - cy) <= 14, abs(Double(x) - cx) <= 14 else { continue }
+                let g = Float(exp(-((Double(y) - cy) * (Double(y) - cy) + (Double(x) - cx) * (Double(x) - cx)) / 32))
+                centre[c] = max(centre[c], g)
+            }
+            let id = Int(ids[y * size + x])
+            oy[c] = (id > 0 ? Float(centres[id].y - Double(y)) : 0) - 0.5
+            ox[c] = (id > 0 ? Float(centres[id].x - Double(x)) : 0) - 0.5
+            bd[c] = near(y, x) >= 2 && !zeroBoundary ? 1 : 0
+        } }
+        func map(_ v: [Float]) -> FloatMap { FloatMap(width: cells, height: cells, values: v) }
+        return try InstanceCues(modelWidth: size, modelHeight: size, centre: map(centreless ? [Float](repeating: 0, count: centre.count) : centre),
+                                offsetY: map(oy), offsetX: map(ox), boundary: boundary ? map(bd) : nil)
+    }
+}
+
+/// The instances of `foreground` (model size) at `width × height`: the mask as group.py's step 1
+/// makes it (bilinear, ≥ 0.5), its components, regrouped by `cues`.
+private func group(_ foreground: FloatMap, _ cues: InstanceCues, width: Int, height: Int,
+                   parameters: InstanceGrouping.Parameters = .init(), threads: Int = 2) throws -> (InstanceSegmentation, GrayImage) {
+    let mask = Threshold.mask(try MaskResize.bilinear(foreground, width: width, height: height), threshold: 0.5)
+    let segmentation = InstanceSegmentation(mask: mask, threads: threads)
+    return (try segmentation.grouped(by: cues, parameters: parameters, scoreRows: nil, threads: threads), mask)
+}
+
+// group.py's self_check, case by case.
+
+@Test func touchingPairSplitsAndTwoPartsJoinWithTheHeads() throws {
+    let scene = PerfectCues.selfCheckScene()
+    let (result, mask) = try group(scene.foreground, try scene.cues(), width: 300, height: 320)
+    #expect(result.instances.count == 4)
+    let labels = result.labels
+    // The two parts of object 3 (model rows 160–200, columns 20–80 and 100–160) are one instance.
+    let y = 180 * 320 / 256, left = labels.label(x: 50 * 300 / 256, y: y), right = labels.label(x: 130 * 300 / 256, y: y)
+    #expect(left != 0 && left == right)
+    // The union is the mask, exactly.
+    #expect(labels.labels.map { $0 != 0 } == mask.pixels.map { $0 != 0 })
+    #expect(result.instances.map(\.area).reduce(0, +) == mask.pixels.filter { $0 != 0 }.count)
+}
+
+@Test func offsetsAloneSplitWithoutABoundaryMap() throws {
+    let scene = PerfectCues.selfCheckScene()
+    let parameters = InstanceGrouping.Parameters(boundaryThreshold: nil)
+    #expect(try group(scene.foreground, try scene.cues(boundary: false), width: 256, height: 256).0.instances.count == 4)
+    #expect(try group(scene.foreground, try scene.cues(), width: 256, height: 256, parameters: parameters).0.instances.count == 4)
+}
+
+@Test func aPairWithoutPredictedBoundaryStaysOne() throws {
+    let scene = PerfectCues.selfCheckScene()
+    #expect(try group(scene.foreground, try scene.cues(zeroBoundary: true), width: 256, height: 256).0.instances.count == 3)
+}
+
+@Test func withoutPeaksTheComponentsStand() throws {
+    let scene = PerfectCues.selfCheckScene()
+    let (result, mask) = try group(scene.foreground, try scene.cues(centreless: true), width: 256, height: 256)
+    let components = InstanceSegmentation(mask: mask, threads: 1)
+    #expect(result.instances.count == 4)
+    #expect(result.instances == components.instances)
+    #expect(result.labels == components.labels)
+}
+
+// Parity with group.py on the committed fixtures.
+
+/// `Tests/Fixtures/instances/group/NAME.json` (written by `Tools/instances/make_group_fixtures.py`).
+private struct GroupFixture: Decodable {
+    struct Params: Decodable {
+        let centre_threshold: Float, nms: Int, top_k: Int, min_piece: Double, boundary_threshold: Double?, join_distance: Double
+        let fg_threshold: Double, speck: Double
+    }
+    let photo: [Int], model: [Int], cells: [Int], boundary: Bool, params: Params, instances: Int
+}
+
+private func grayPNG(_ path: String) throws -> GrayImage {
+    let image = try ImageIO.decode(try Fixtures.bytes(path))
+    return GrayImage(width: image.width, height: image.height, pixels: stride(from: 0, to: image.pixels.count, by: 4).map { image.pixels[$0] })
+}
+
+@Test(arguments: ["selfcheck", "noisy", "noisy-offsets-alone", "scene0", "scene1", "scene2", "scene3", "scene4"])
+func groupingMatchesGroupPy(name: String) throws {
+    let base = "instances/group/\(name)"
+    let fixture = try JSONDecoder().decode(GroupFixture.self, from: Data(Fixtures.bytes(base + ".json")))
+    let (hc, wc) = (fixture.cells[0], fixture.cells[1])
+    func cells(_ values: [Float]) -> FloatMap { FloatMap(width: wc, height: hc, values: values) }
+    let offsets = try Fixtures.float32s(base + ".offset.f32")
+    let cues = try InstanceCues(modelWidth: fixture.model[1], modelHeight: fixture.model[0],
+                                centre: cells(try Fixtures.float32s(base + ".centre.f32")),
+                                offsetY: cells(stride(from: 0, to: offsets.count, by: 2).map { offsets[$0] }),
+                                offsetX: cells(stride(from: 1, to: offsets.count, by: 2).map { offsets[$0] }),
+                                boundary: fixture.boundary ? cells(try Fixtures.float32s(base + ".boundary.f32")) : nil)
+    let p = fixture.params
+    let parameters = InstanceGrouping.Parameters(centreThreshold: p.centre_threshold, peakWindow: p.nms, maximumPeaks: p.top_k,
+                                                 minimumPiece: p.min_piece, boundaryThreshold: p.boundary_threshold,
+                                                 joinDistance: p.join_distance)
+    let mask = try grayPNG(base + ".mask.png")
+    let expected = try grayPNG(base + ".labels.png")
+    #expect(mask.width == fixture.photo[1] && mask.height == fixture.photo[0])
+    for threads in [1, 3] {
+        let segmentation = InstanceSegmentation(mask: mask, options: InstanceOptions(minimumArea: .fraction(p.speck)), threads: threads)
+        let result = try segmentation.grouped(by: cues, parameters: parameters, scoreRows: nil, threads: threads)
+        #expect(result.instances.count == fixture.instances)
+        let labels = result.labels.labels
+        let differing = zip(labels, expected.pixels).filter { $0.0 != Int32($0.1) }.count
+        #expect(differing == 0, "\(name), \(threads) threads: \(differing) pixels differ from group.py's labels")
+        // Statistics agree with the label map.
+        for instance in result.instances {
+            #expect(instance.area == labels.filter { $0 == instance.label }.count)
+        }
+    }
+}
+
+// Inputs a caller can get wrong.
+
+@Test func cuesOfMismatchedSizesOrNotFiniteAreTypedErrors() {
+    let map = FloatMap(width: 4, height: 4, value: 0), other = FloatMap(width: 3, height: 4, value: 0)
+    #expect(throws: MaskError.self) { try InstanceCues(modelWidth: 16, modelHeight: 16, centre: map, offsetY: other, offsetX: map) }
+    #expect(throws: MaskError.self) { try InstanceCues(modelWidth: 2, modelHeight: 16, centre: map, offsetY: map, offsetX: map) }
+    #expect(throws: MaskError.self) { try InstanceCues(modelWidth: 0, modelHeight: 16, centre: map, offsetY: map, offsetX: map) }
+    var nan = map
+    nan.values[5] = .nan
+    #expect(throws: MaskError.self) { try InstanceCues(modelWidth: 16, modelHeight: 16, centre: map, offsetY: map, offsetX: map, boundary: nan) }
+    #expect(throws: MaskError.self) { try InstanceGrouping.Parameters(maximumPeaks: 0).validate() }
+    #expect(throws: MaskError.self) { try InstanceGrouping.Parameters(boundaryThreshold: 2).validate() }
+    #expect(throws: Never.self) { try InstanceGrouping.Parameters().validate() }
+}
+
+@Test func mirroredCuesFlipTheMapsAndNegateHorizontalOffsets() throws {
+    let values: [Float] = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]
+    let map = FloatMap(width: 3, height: 2, values: values)
+    let cues = try InstanceCues(modelWidth: 12, modelHeight: 8, centre: map, offsetY: map, offsetX: map, boundary: map)
+    let mirrored = cues.mirrored()
+    #expect(mirrored.centre.values == [0.3, 0.2, 0.1, 0.6, 0.5, 0.4])
+    #expect(mirrored.offsetX.values == [-0.3, -0.2, -0.1, -0.6, -0.5, -0.4])
+    #expect(mirrored.mirrored() == cues)
+    let average = try #require(InstanceCues.average([cues, mirrored]))
+    #expect(abs(average.centre.values[0] - 0.2) < 1e-7)
+    #expect(abs(average.offsetX.values[0] - (0.1 - 0.3) / 2) < 1e-7)
+}

@@ -1,0 +1,124 @@
+"""Writes the grouping parity fixtures `Tests/Fixtures/instances/group/` (issue 39): small scenes,
+their instance cues and what `group.py`'s `group` makes of them, for the Swift port
+(`Sources/LiftMask/InstanceGrouping.swift`, `Tests/LiftMaskTests/InstanceGroupingTests.swift`).
+
+    .venv/bin/python Tools/instances/make_group_fixtures.py [--out Tests/Fixtures/instances/group]
+
+Scenes are drawn from seeds (rectangles and ellipses that touch, overlap, or are cut in two by a
+background gap), never from a photo. Their cues are `targets.instance_targets`' perfect maps at /4
+(as `group.py`'s self-check makes them), then, except in the first case, spoiled with seeded noise:
+smoothed offset errors of a few pixels, centre and boundary noise, a blurred and noisy foreground,
+so that slivers, boundary checks and joins all happen. Per case NAME:
+- NAME.json: photo size [H, W], model size [h, w], cell grid [hc, wc], the parameters, whether a
+  boundary map is given, and the instance count;
+- NAME.mask.png: group.py's step 1 mask (the foreground resized to the photo, >= 0.5), 0/255;
+- NAME.centre.f32, NAME.offset.f32 ((dy, dx) interleaved per cell), NAME.boundary.f32: raw
+  little-endian float32, row-major cells;
+- NAME.labels.png: `group`'s label map (8-bit: 0 background, 1.. largest first).
+OpenCV's Intel IPP path is turned off (`cv2.ipp.setUseIPP(False)`): its bilinear resize differs from
+OpenCV's own in the last digits, and the Swift port follows OpenCV's own arithmetic.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+TOOLS = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(TOOLS))
+from instances.group import GroupParams, group  # noqa: E402
+from instances.targets import instance_targets  # noqa: E402
+
+
+def self_check_scene():
+    ids = np.zeros((256, 256), np.uint8)
+    ids[40:120, 30:110], ids[40:120, 110:190] = 1, 2
+    ids[160:200, 20:80], ids[160:200, 100:160] = 3, 3
+    ids[170:230, 200:250] = 4
+    return ids, 4
+
+
+def random_scene(rng):
+    """2-5 shapes on a 256 x 256 model frame; later ones occlude earlier ones; sometimes a background
+    band cuts one shape in two."""
+    ids = np.zeros((256, 256), np.uint8)
+    count = int(rng.integers(2, 6))
+    for i in range(1, count + 1):
+        cy, cx = rng.integers(40, 216, size=2)
+        ry, rx = rng.integers(18, 50, size=2)
+        if rng.random() < 0.5:
+            ids[max(0, cy - ry):cy + ry, max(0, cx - rx):cx + rx] = i
+        else:
+            cv2.ellipse(ids, (int(cx), int(cy)), (int(rx), int(ry)), float(rng.uniform(0, 180)), 0, 360, i, -1)
+    if rng.random() < 0.6:
+        x = int(rng.integers(60, 196))
+        ids[:, x:x + int(rng.integers(4, 10))] = 0
+    present = [i for i in range(1, count + 1) if (ids == i).any()]
+    lut = np.zeros(256, np.uint8)
+    lut[present] = np.arange(1, len(present) + 1)
+    return lut[ids], len(present)
+
+
+def cues(ids, count, rng, noisy):
+    centre, offset, boundary = instance_targets(ids, count, 4.0, 2)
+    c4, o4, b4 = centre[1::4, 1::4].copy(), offset[:, 1::4, 1::4] - 0.5, boundary[1::4, 1::4].astype(np.float32)
+    fg = (ids > 0).astype(np.float32)
+    if noisy:
+        hc, wc = c4.shape
+        c4 = np.clip(c4 + rng.normal(0, 0.04, c4.shape).astype(np.float32), 0, 1)
+        err = rng.normal(0, 1, (2, hc, wc)).astype(np.float32)
+        err = np.stack([cv2.GaussianBlur(e, (0, 0), 2.0) for e in err]) * 12
+        o4 = (o4 + err).astype(np.float32)
+        b4 = np.clip(cv2.GaussianBlur(b4, (0, 0), 1.0) * 1.5 + rng.normal(0, 0.08, b4.shape), 0, 1).astype(np.float32)
+        fg = np.clip(cv2.GaussianBlur(fg, (0, 0), 2.0) + rng.normal(0, 0.15, fg.shape), 0, 1).astype(np.float32)
+    return fg, c4.astype(np.float32), o4.astype(np.float32), b4
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", default=str(TOOLS.parent / "Tests/Fixtures/instances/group"))
+    a = ap.parse_args()
+    cv2.ipp.setUseIPP(False)
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(3939)
+    # name, scene, photo (H, W), noisy, boundary given, parameter overrides
+    cases = [("selfcheck", self_check_scene(), (320, 300), False, True, {}),
+             ("noisy", self_check_scene(), (211, 187), True, True, {}),
+             ("noisy-offsets-alone", self_check_scene(), (240, 260), True, False, {"boundary_threshold": None})]
+    for k in range(5):
+        cases.append((f"scene{k}", random_scene(rng), (int(rng.integers(150, 330)), int(rng.integers(150, 330))), True,
+                      k != 3, {"min_piece": [0.005, 0.002, 0.01, 0.005, 0.0][k]}))
+    summary = []
+    for name, (ids, count), (H, W), noisy, with_boundary, overrides in cases:
+        fg, c4, o4, b4 = cues(ids, count, rng, noisy)
+        params = GroupParams(**(asdict(GroupParams()) | overrides))
+        labels = group(fg, c4, o4, b4 if with_boundary else None, (H, W), params)
+        mask = cv2.resize(fg, (W, H), interpolation=cv2.INTER_LINEAR) >= params.fg_threshold
+        assert labels.max() < 256 and ((labels > 0) <= mask).all()
+        cv2.imwrite(str(out / f"{name}.mask.png"), mask.astype(np.uint8) * 255)
+        cv2.imwrite(str(out / f"{name}.labels.png"), labels.astype(np.uint8))
+        c4.astype("<f4").tofile(out / f"{name}.centre.f32")
+        np.ascontiguousarray(o4.transpose(1, 2, 0)).astype("<f4").tofile(out / f"{name}.offset.f32")
+        if with_boundary:
+            b4.astype("<f4").tofile(out / f"{name}.boundary.f32")
+        meta = {"photo": [H, W], "model": list(fg.shape), "cells": list(c4.shape), "boundary": with_boundary,
+                "params": asdict(params), "instances": int(labels.max())}
+        (out / f"{name}.json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
+        summary.append(f"{name}: {H}x{W}, {int(labels.max())} instances (scene {count}), areas {np.bincount(labels.ravel())[1:].tolist()}")
+    (out / "README.md").write_text(
+        "# Grouping parity fixtures (issue 39)\n\n"
+        "Generated by `Tools/instances/make_group_fixtures.py`; do not edit. Seeded scenes (no photo), their\n"
+        "instance cues (perfect maps at /4, then noise) and `Tools/instances/group.py`'s label map for them;\n"
+        "the Swift port must give the same labels. Formats in the script's docstring.\n\n"
+        + "".join(f"- {line}\n" for line in summary))
+    print("\n".join(summary))
+
+
+if __name__ == "__main__":
+    main()
