@@ -180,7 +180,7 @@ class DecoderStage(nn.Module):
 class SubjectNet(nn.Module):
     WIDTHS = (24, 32, 48, 64, 96)  # decoder outputs at /2, /4, /8, /16; context at /32
 
-    def __init__(self, variant="s", instance_heads=False, boundary_head=True):
+    def __init__(self, variant="s", instance_heads=False, boundary_head=True, instance_context=False):
         super().__init__()
         spec = VARIANTS[variant]
         self.variant = variant
@@ -199,10 +199,13 @@ class SubjectNet(nn.Module):
         self.head = nn.Conv2d(w[0], 1, 3, padding=1)
         # Registered last and only when asked for, so a network without them has exactly the
         # parameters (names, order) and random draws it always had.
-        self.instance = InstanceHeads(w[1], boundary=boundary_head) if instance_heads else None
+        self.instance = (InstanceHeads(w[1], boundary=boundary_head,
+                                       context=(w[2], w[3], w[4]) if instance_context else None)
+                         if instance_heads else None)
 
     def _decode(self, x):
-        """The foreground outputs as `forward` returns them, and the decoder's /4 features."""
+        """The foreground outputs as `forward` returns them, and the decoder's maps the instance
+        heads read: (/4, /8, /16, /32 context)."""
         size = x.shape[2:]
         f2, f4, f8, f16, f32 = self.encoder(x)
         c = self.context(f32)
@@ -211,21 +214,28 @@ class SubjectNet(nn.Module):
         d4 = self.dec4(d8, f4)
         d2 = self.dec2(d4, f2)
         out = F.interpolate(self.head(d2), size=size, mode="bilinear", align_corners=False)
+        feats = (d4, d8, d16, c)
         if not self.training:
-            return out, d4
+            return out, feats
         # side logits stay at their own scale (/32, /16, /8, /4): the loss compares them with
         # area-downsampled targets, which is far cheaper than upsampling them.
-        return [out, self.context_side(c), self.dec16.side(d16), self.dec8.side(d8), self.dec4.side(d4)], d4
+        return [out, self.context_side(c), self.dec16.side(d16), self.dec8.side(d8), self.dec4.side(d4)], feats
 
     def forward(self, x):
         return self._decode(x)[0]
+
+    def forward_features(self, x):
+        """(the final foreground logits, the decoder's maps the instance heads read), whatever the
+        mode: train_subject.py --freeze-foreground runs this under torch.no_grad() in eval mode."""
+        out, feats = self._decode(x)
+        return (out[0] if isinstance(out, list) else out), feats
 
     def forward_instances(self, x):
         """(what `forward` returns, the instance heads' outputs: `InstanceHeads.forward`)."""
         if self.instance is None:
             raise ValueError("this SubjectNet has no instance heads")
-        out, d4 = self._decode(x)
-        return out, self.instance(d4)
+        out, feats = self._decode(x)
+        return out, self.instance(feats)
 
 
 class InstanceHeads(nn.Module):
@@ -242,13 +252,28 @@ class InstanceHeads(nn.Module):
                 by OFFSET_SCALE so that a unit of its output is tens of pixels
       boundary  logits of the touching-boundary map (1 ch; absent when built without it)
     All layers are conv2d / BatchNorm / ReLU, so they fold and export like the rest; ~50 M
-    multiply-accumulates at 256², ~5 % of variant e0."""
+    multiply-accumulates at 256², ~5 % of variant e0 (0.121 GFLOP). With `context` (train_subject.py
+    --instance-context) they also read the decoder's /8, /16 and /32 maps through a light instance
+    decoder (see __init__): 0.162 GFLOP, 7.6 %."""
 
     OFFSET_SCALE = 32.0
     CENTRE_BIAS, BOUNDARY_BIAS = -4.0, -3.0  # start at probabilities ~0.02 / ~0.05, the targets' rarity
 
-    def __init__(self, cin=32, mid=32, boundary=True):
+    def __init__(self, cin=32, mid=32, boundary=True, context=None):
         super().__init__()
+        # context: the widths (/8, /16, /32) of the decoder's coarser maps for a light instance
+        # decoder (Panoptic-DeepLab gives instances a decoder of their own): at /16 a 1x1 mix of the
+        # /16 map and the upsampled /32 context plus a 5x5 depthwise conv, the same at /8 with the
+        # /8 map, then at /4 a 1x1 of the /4 map and the upsampled /8 result into the trunk. Its
+        # keys (`instance.ctx16.*`, ...) mark such heads in a state dict (net_for); None: the
+        # first heads, reading the /4 map only.
+        self.context = tuple(context) if context else None
+        if self.context:
+            c8, c16, c32 = self.context
+            self.ctx16 = nn.Sequential(ConvBNAct(c16 + c32, 64, 1), ConvBNAct(64, 64, 5, groups=64))
+            self.ctx8 = nn.Sequential(ConvBNAct(c8 + 64, 48, 1), ConvBNAct(48, 48, 5, groups=48))
+            self.ctx4 = ConvBNAct(cin + 48, mid, 1)
+            cin = mid
         self.trunk = ConvBNAct(cin, mid, 3)
         names = ("centre", "offset") + (("boundary",) if boundary else ())
         outs = {"centre": 1, "offset": 2, "boundary": 1}
@@ -261,7 +286,20 @@ class InstanceHeads(nn.Module):
             if boundary:
                 self.branches["boundary"][-1].bias.fill_(self.BOUNDARY_BIAS)
 
-    def forward(self, d4):
+    def forward(self, feats):
+        """feats: the decoder's (/4, /8, /16, /32-context) maps (SubjectNet.forward_features), or the
+        /4 map alone for heads without context."""
+        if isinstance(feats, torch.Tensor):
+            feats = (feats,)
+        d4 = feats[0]
+        if self.context:
+            d8, d16, c = feats[1:4]
+
+            def up(t, ref):
+                return F.interpolate(t, size=ref.shape[2:], mode="bilinear", align_corners=False)
+            i16 = self.ctx16(torch.cat([d16, up(c, d16)], dim=1))
+            i8 = self.ctx8(torch.cat([d8, up(i16, d8)], dim=1))
+            d4 = self.ctx4(torch.cat([d4, up(i8, d4)], dim=1))
         t = self.trunk(d4)
         out = {n: b(t) for n, b in self.branches.items()}
         out["offset"] = out["offset"] * self.OFFSET_SCALE
@@ -357,16 +395,17 @@ def net_for(state: dict) -> SubjectNet:
     boundary head) when the state dict has them."""
     heads = any(k.startswith("instance.") for k in state)
     return SubjectNet(variant_of(state), instance_heads=heads,
-                      boundary_head=any(k.startswith("instance.branches.boundary.") for k in state))
+                      boundary_head=any(k.startswith("instance.branches.boundary.") for k in state),
+                      instance_context=any(k.startswith("instance.ctx16.") for k in state))
 
 
-def with_instance_heads(model: SubjectNet, boundary=True, seed=0) -> tuple[SubjectNet, list]:
+def with_instance_heads(model: SubjectNet, boundary=True, seed=0, context=False) -> tuple[SubjectNet, list]:
     """A copy of `model` with fresh instance heads (their random initialisation seeded by `seed`):
     every tensor of `model` is loaded with strict=False, and only the heads' keys may be missing.
     Returns (the new network, the missing keys, i.e. the heads' tensors)."""
     with torch.random.fork_rng():
         torch.manual_seed(seed)
-        big = SubjectNet(model.variant, instance_heads=True, boundary_head=boundary)
+        big = SubjectNet(model.variant, instance_heads=True, boundary_head=boundary, instance_context=context)
     missing, unexpected = big.load_state_dict(model.state_dict(), strict=False)
     if unexpected or any(not k.startswith("instance.") for k in missing):
         raise ValueError(f"instance heads: unexpected keys {unexpected}, missing outside the heads "

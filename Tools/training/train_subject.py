@@ -30,6 +30,12 @@ Instance heads (issue 39, off by default; Tools/TRAINING.md "Next: instance head
   batch from Tools/instances/synth.py's seeded composites: the foreground loss on the whole batch,
   Panoptic-DeepLab's instance losses (--centre-weight, --offset-weight, --boundary-weight) on the
   synthetic part only. --max-steps N stops after N steps of this invocation (smoke tests).
+  --freeze-foreground trains the instance heads alone: the foreground network (encoder, decoder,
+  side heads, BatchNorm statistics) stays exactly --init's weights, in eval mode under
+  torch.no_grad() (no calibration, no side-head fit), every batch synthetic, no foreground
+  validation (it cannot change); instead the instance losses of model and EMA on 64 held-out
+  synthetic samples at each validation. --instance-context gives the heads the decoder's /8, /16
+  and /32 maps too (subject_model.InstanceHeads, context).
 """
 from __future__ import annotations
 
@@ -58,7 +64,7 @@ RECIPE_ARGS = ("size", "batch", "wd", "ema", "zoom_out_p", "zoom_canvas", "crop_
                "train_extra", "zoom_in_p", "zoom_in_area", "paste_p", "paste_scale", "val_sets",
                "bg_weight", "edge_weight", "encoder_lr_scale",
                "instance_heads", "no_boundary_head", "synth_share", "centre_weight", "offset_weight",
-               "boundary_weight", "instance_lr_scale",
+               "boundary_weight", "instance_lr_scale", "freeze_foreground", "instance_context",
                "init", "person_init", "imagenet_init", "grow_from", "variant")  # the last five: where the run began
 
 
@@ -140,6 +146,11 @@ def main():
     ap.add_argument("--boundary-weight", type=float, default=1.0, help="touching-boundary BCE weight")
     ap.add_argument("--instance-lr-scale", type=float, default=1.0,
                     help="the instance heads' learning rate as a share of the decoder's")
+    ap.add_argument("--freeze-foreground", action="store_true",
+                    help="with --instance-heads and --init: train the heads only on all-synthetic batches; "
+                         "the foreground network stays bit-identical to --init (eval mode, no gradients)")
+    ap.add_argument("--instance-context", action="store_true",
+                    help="instance heads that also read the decoder's /8, /16 and /32 maps (a light instance decoder)")
     ap.add_argument("--max-steps", type=int, default=0, help="stop (with a checkpoint) after this many steps of this invocation")
     ap.add_argument("--seed", type=int, default=None,
                     help="data order and augmentation (default: a new one per run, recorded in its checkpoints; "
@@ -175,14 +186,18 @@ def main():
 
     if a.resume:  # the run's data and validation sets, unless this command line changes them
         resumed_args = torch.load(a.resume, map_location="cpu", weights_only=False)["args"]
-        for key in ("train_extra", "val_sets", "instance_heads", "synth_share"):
+        for key in ("train_extra", "val_sets", "instance_heads", "synth_share", "freeze_foreground"):
             if key in resumed_args and "--" + key.replace("_", "-") not in sys.argv:
                 setattr(a, key, resumed_args[key])
+    if a.freeze_foreground:
+        if not (a.instance_heads and (a.init or a.resume)):
+            sys.exit("--freeze-foreground trains instance heads on a trained network: give --instance-heads and --init")
+        a.synth_share = 1.0  # every sample synthetic: only the heads learn
     train = duts_tr = load_split("train")
     if a.train_extra:
         train = Joined(train, load_split("extra"))
     vals = {}  # validation set name -> (split, ground truths)
-    for name in a.val_sets.split(","):
+    for name in ([] if a.freeze_foreground else a.val_sets.split(",")):
         split = load_split(VAL_SETS[name])
         vals[name] = (split, [split.pair(k)[1] for k in range(len(split))])
     steps_per_epoch = len(train) // a.batch
@@ -197,6 +212,7 @@ def main():
         a.variant = variant_of(ckpt["model"])
         model = net_for(ckpt["model"])
         model.load_state_dict(ckpt["model"])
+        a.instance_context = bool(model.instance is not None and model.instance.context)
         if a.instance_heads != (model.instance is not None):
             sys.exit("--instance-heads cannot be switched on or off in a --resume (start a run with --init)")
         start_step, best_cut_mae = ckpt["step"], ckpt.get("best_cut_mae", float("inf"))  # older runs chose by soft MAE
@@ -221,9 +237,12 @@ def main():
         if a.init:
             from conversion.export_subject import load_exported_weights
             load_exported_weights(model, a.init)
-            views = TrainBatches(train, a.batch, a.size, seed=a.seed + 10**9, **augment())
-            calibrate_from_export(model, (to_tensors(x, y) for x, y in views),
-                                  recipe_loss, log)
+            if a.freeze_foreground:  # stays as loaded: BN identities in eval mode, side heads unused
+                log(f"--freeze-foreground: {a.init} loaded as it is (no calibration); only the instance heads train")
+            else:
+                views = TrainBatches(train, a.batch, a.size, seed=a.seed + 10**9, **augment())
+                calibrate_from_export(model, (to_tensors(x, y) for x, y in views),
+                                      recipe_loss, log)
         if a.imagenet_init:
             from liftpy.efficientnet_lite import load_imagenet_encoder
             log(f"ImageNet init: {load_imagenet_encoder(model.encoder)}")
@@ -231,13 +250,21 @@ def main():
             from liftpy.subject_model import load_person_encoder
             log(f"person init: {load_person_encoder(model, a.person_init)}")
         if a.instance_heads:  # after the calibration, which measures the foreground network only
-            model, fresh = with_instance_heads(model, boundary=not a.no_boundary_head, seed=a.seed)
+            model, fresh = with_instance_heads(model, boundary=not a.no_boundary_head, seed=a.seed,
+                                               context=a.instance_context)
             log(f"instance heads: {len(fresh)} tensors initialised fresh (seed {a.seed}), loaded with "
                 f"strict=False for just these keys ({fresh[0]} ... {fresh[-1]}); every other tensor as above")
     model = model.to(memory_format=torch.channels_last)
-    ema = EMA(model, a.ema, ramp=not (a.grow_from or a.init))
-    opt = torch.optim.AdamW(param_groups(model, a.wd, a.encoder_lr_scale, a.instance_lr_scale), lr=base_lr,
-                            betas=(0.9, 0.999))
+    frozen = bool(a.freeze_foreground)
+    if frozen:  # nothing outside the heads needs or gets a gradient; AdamW sees the heads only
+        for name, p in model.named_parameters():
+            p.requires_grad_(name.startswith("instance."))
+    # frozen: the heads are fresh, so the EMA ramps up (the frozen tensors are averaged with
+    # themselves, which leaves them bit for bit as they are)
+    ema = EMA(model, a.ema, ramp=frozen or not (a.grow_from or a.init))
+    groups = [dict(g, params=[p for p in g["params"] if p.requires_grad])
+              for g in param_groups(model, a.wd, a.encoder_lr_scale, a.instance_lr_scale)]
+    opt = torch.optim.AdamW([g for g in groups if g["params"]], lr=base_lr, betas=(0.9, 0.999))
     if ckpt is not None:
         ema.model.load_state_dict(ckpt["ema"])
         opt.load_state_dict(ckpt["opt"])
@@ -253,17 +280,19 @@ def main():
 
     heads = ""
     if model.instance is not None:
-        probe = SubjectNet(a.variant, instance_heads=True, boundary_head=not a.no_boundary_head)
+        probe = SubjectNet(a.variant, instance_heads=True, boundary_head=not a.no_boundary_head,
+                           instance_context=a.instance_context)
         heads = f" + {2 * (count_macs(probe, a.size, instances=True) - count_macs(probe, a.size)) / 1e9:.3f} for the instance heads"
     log(f"start: step {start_step}/{total_steps} ({steps_per_epoch} steps/epoch), "
         f"variant {a.variant}, {2 * count_macs(SubjectNet(a.variant), a.size) / 1e9:.3f} GFLOP at {a.size}{heads}, "
         f"commit {git_commit()}, args {vars(a)}")
     n_synth = int(round(a.batch * a.synth_share))
-    if not 0 <= n_synth < a.batch:
+    if not 0 <= n_synth < a.batch and not (frozen and n_synth == a.batch):
         sys.exit(f"--synth-share {a.synth_share} leaves no DUTS views in a batch of {a.batch}")
     if model.instance is not None and n_synth == 0:
         sys.exit("--instance-heads trains on synthetic samples: give --synth-share (e.g. 0.5)")
-    batches = iter(TrainBatches(train, a.batch - n_synth, a.size, seed=a.seed + start_step, **augment()))
+    batches = None if frozen else iter(TrainBatches(train, a.batch - n_synth, a.size, seed=a.seed + start_step,
+                                                    **augment()))
     if n_synth:
         # The synthetic stream: sample index = step * n_synth + j, so a resumed run continues it.
         from instances.sources import SourceBank
@@ -275,7 +304,37 @@ def main():
         log(f"synthetic stream: {n_synth} of {a.batch} per batch from index {start_step * n_synth}, "
             f"{bank.summary()} (bank built in {time.time() - t_bank:.0f} s), {a.synth_workers} worker(s)")
         synth_batches = iter(loader(synth, batch_size=n_synth, workers=a.synth_workers, start=start_step * n_synth))
-    model.train()
+    held_out = None
+    if frozen:  # 64 held-out samples (another seed) for the validation of the heads
+        held = SynthInstances(seed=99, size=a.size, bank=bank)
+        held_out = [held[i] for i in range(64)]
+
+    def train_mode():
+        model.train()
+        if frozen:  # BatchNorm of the foreground network keeps its statistics: eval mode
+            for name, child in model.named_children():
+                if name != "instance":
+                    child.eval()
+
+    @torch.no_grad()
+    def synth_val(m):
+        """Mean unweighted instance terms of `m` on the held-out samples (eval mode)."""
+        m.eval()
+        sums, n = {}, 0
+        for i in range(0, len(held_out), 16):
+            part = held_out[i:i + 16]
+            xv = torch.stack([torch.from_numpy(s["image"]) for s in part]).float().div(255).permute(0, 3, 1, 2)
+            ids = torch.stack([torch.from_numpy(s["ids"]) for s in part])
+            bnd = torch.stack([torch.from_numpy(s["boundary"]) for s in part])
+            _, inst = m.forward_instances(xv.contiguous(memory_format=torch.channels_last))
+            tgt = instance_targets(ids, bnd, stride=xv.shape[2] // inst["centre"].shape[2])
+            _, terms = instance_loss(inst, tgt, a.centre_weight, a.offset_weight, a.boundary_weight)
+            for k, v in terms.items():
+                sums[k] = sums.get(k, 0.0) + v * len(part)
+            n += len(part)
+        return {k: v / n for k, v in sums.items()}
+
+    train_mode()
     t_start = time.time()
     t_ckpt = time.time()
     t_win, n_win, loss_win, wait_win = time.time(), 0, 0.0, 0.0
@@ -286,15 +345,28 @@ def main():
         for g in opt.param_groups:
             g["lr"] = lr * g.get("lr_scale", 1.0)
         t0 = time.time()
-        x, y = next(batches)
-        if n_synth:
+        if frozen:
             b = next(synth_batches)
-        wait_win += time.time() - t0
-        xt, yt = to_tensors(x, y)
-        if n_synth:  # no second colour jitter on synthetic samples: synth.py degrades its own
-            xt = torch.cat([xt, b["image"].float().div(255).permute(0, 3, 1, 2)])
-            yt = torch.cat([yt, b["fg"][:, None]])
-        if model.instance is not None:
+            wait_win += time.time() - t0
+            xt = b["image"].float().div(255).permute(0, 3, 1, 2)
+        else:
+            x, y = next(batches)
+            if n_synth:
+                b = next(synth_batches)
+            wait_win += time.time() - t0
+            xt, yt = to_tensors(x, y)
+            if n_synth:  # no second colour jitter on synthetic samples: synth.py degrades its own
+                xt = torch.cat([xt, b["image"].float().div(255).permute(0, 3, 1, 2)])
+                yt = torch.cat([yt, b["fg"][:, None]])
+        if frozen:  # the foreground network in eval mode without gradients; the heads learn on its maps
+            with torch.no_grad():
+                _, feats = model.forward_features(xt)
+            inst = model.instance(feats)
+            target = instance_targets(b["ids"], b["boundary"], stride=xt.shape[2] // inst["centre"].shape[2])
+            loss, terms = instance_loss(inst, target, a.centre_weight, a.offset_weight, a.boundary_weight)
+            for k, v in terms.items():
+                inst_win[k] = inst_win.get(k, 0.0) + v
+        elif model.instance is not None:
             outputs, inst = model.forward_instances(xt)
             target = instance_targets(b["ids"], b["boundary"], stride=xt.shape[2] // inst["centre"].shape[2])
             inst_total, terms = instance_loss({k: v[-n_synth:] for k, v in inst.items()}, target,
@@ -326,35 +398,48 @@ def main():
                 or (a.val_every and step % a.val_every == 0
                     and abs(step - round(step / steps_per_epoch) * steps_per_epoch) > a.val_every // 4)):
             tv = time.time()
-            by_set = {}  # set name -> {"model": metrics, "ema": metrics}
-            for set_name, (split, gts) in vals.items():
-                res = {}
-                for name, m in (("model", model), ("ema", ema.model)):
-                    preds = list(predict_torch(m, split, a.val_size, mirror=True))
-                    res[name] = sod_metrics(preds, gts, smeasure=False) | {"cut_mae": cut_mae(preds, gts)}
-                by_set[set_name] = res
-            model.train()
-            score = {w: sum(by_set[n][w]["cut_mae"] for n in by_set) / len(by_set) for w in ("model", "ema")}
-            which = min(score, key=score.get)
-            first = next(iter(by_set))
-            rec = {"step": step, "epoch": round(step / steps_per_epoch, 3), "lr": lr,
-                   "hours": round((time.time() - t_start) / 3600, 3), "val": by_set[first],
-                   "val_sets": by_set, "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-            with open(out / "log.jsonl", "a") as f:
-                f.write(json.dumps(rec) + "\n")
-            for set_name, res in by_set.items():
-                log(f"VAL {set_name} epoch {rec['epoch']} (with mirror): model MAE {res['model']['mae']:.4f} maxF "
-                    f"{res['model']['maxf']:.4f} cut {res['model']['cut_mae']:.4f} | EMA MAE "
-                    f"{res['ema']['mae']:.4f} maxF {res['ema']['maxf']:.4f} cut {res['ema']['cut_mae']:.4f}")
-            log(f"VAL took {time.time() - tv:.0f} s")
-            if score[which] < best_cut_mae:
-                best_cut_mae = score[which]
-                src = model if which == "model" else ema.model
-                atomic_save({"ema": src.state_dict(), "which": which, "step": step,
-                             "epoch": rec["epoch"], "val": by_set[first][which],
-                             "val_sets": {n: r[which] for n, r in by_set.items()}, "commit": git_commit(),
-                             "args": vars(a)}, out / "best.pt")
-                log(f"new best ({which}): MAE of the cut map {best_cut_mae:.4f} (mean over {', '.join(by_set)})")
+            if frozen:
+                res = {"model": synth_val(model), "ema": synth_val(ema.model)}
+                train_mode()
+                rec = {"step": step, "epoch": round(step / steps_per_epoch, 3), "lr": lr,
+                       "hours": round((time.time() - t_start) / 3600, 3), "val_synth": res,
+                       "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+                with open(out / "log.jsonl", "a") as f:
+                    f.write(json.dumps(rec) + "\n")
+                log(f"VAL synth (64 held-out, unweighted) epoch {rec['epoch']}: model "
+                    + " ".join(f"{k} {v:.4f}" for k, v in res["model"].items()) + " | EMA "
+                    + " ".join(f"{k} {v:.4f}" for k, v in res["ema"].items()) + f" ({time.time() - tv:.0f} s)")
+                by_set = None
+            else:
+                by_set = {}  # set name -> {"model": metrics, "ema": metrics}
+                for set_name, (split, gts) in vals.items():
+                    res = {}
+                    for name, m in (("model", model), ("ema", ema.model)):
+                        preds = list(predict_torch(m, split, a.val_size, mirror=True))
+                        res[name] = sod_metrics(preds, gts, smeasure=False) | {"cut_mae": cut_mae(preds, gts)}
+                    by_set[set_name] = res
+                model.train()
+                score = {w: sum(by_set[n][w]["cut_mae"] for n in by_set) / len(by_set) for w in ("model", "ema")}
+                which = min(score, key=score.get)
+                first = next(iter(by_set))
+                rec = {"step": step, "epoch": round(step / steps_per_epoch, 3), "lr": lr,
+                       "hours": round((time.time() - t_start) / 3600, 3), "val": by_set[first],
+                       "val_sets": by_set, "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+                with open(out / "log.jsonl", "a") as f:
+                    f.write(json.dumps(rec) + "\n")
+                for set_name, res in by_set.items():
+                    log(f"VAL {set_name} epoch {rec['epoch']} (with mirror): model MAE {res['model']['mae']:.4f} maxF "
+                        f"{res['model']['maxf']:.4f} cut {res['model']['cut_mae']:.4f} | EMA MAE "
+                        f"{res['ema']['mae']:.4f} maxF {res['ema']['maxf']:.4f} cut {res['ema']['cut_mae']:.4f}")
+                log(f"VAL took {time.time() - tv:.0f} s")
+                if score[which] < best_cut_mae:
+                    best_cut_mae = score[which]
+                    src = model if which == "model" else ema.model
+                    atomic_save({"ema": src.state_dict(), "which": which, "step": step,
+                                 "epoch": rec["epoch"], "val": by_set[first][which],
+                                 "val_sets": {n: r[which] for n, r in by_set.items()}, "commit": git_commit(),
+                                 "args": vars(a)}, out / "best.pt")
+                    log(f"new best ({which}): MAE of the cut map {best_cut_mae:.4f} (mean over {', '.join(by_set)})")
         if time.time() - t_ckpt > a.ckpt_minutes * 60:
             atomic_save(state(step), out / "last.pt")
             t_ckpt = time.time()
