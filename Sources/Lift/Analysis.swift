@@ -37,13 +37,22 @@ public struct Analysis: Sendable {
         public var decontaminate: Bool
         /// Worker threads; `nil`: all active processors.
         public var threads: Int?
+        /// Where the subjects come from: the mask's connected components (default) or the model's
+        /// instance cues (`SubjectLifter` runs the model's instance heads; `Analysis` needs the cues).
+        public var instances: InstanceSource
+        /// The thresholds that turn instance cues into subjects (with `instances == .model`).
+        public var grouping: InstanceGrouping.Parameters
 
         /// Options; the defaults suit photos: threshold 0.5, refinement on, specks under 0.05 % of
-        /// the photo dropped, holes kept, 8-connectivity, decontamination on.
+        /// the photo dropped, holes kept, 8-connectivity, decontamination on, subjects as connected
+        /// components.
         public init(threshold: Float = 0.5, refine: Bool = true, refineRadius: Int? = nil,
                     refineEpsilon: Float = 1e-4, minimumArea: MinimumArea = .fraction(0.0005),
                     fillHoles: Bool = false, keepLargestOnly: Bool = false,
-                    connectivity: Connectivity = .eight, decontaminate: Bool = true, threads: Int? = nil) {
+                    connectivity: Connectivity = .eight, decontaminate: Bool = true, threads: Int? = nil,
+                    instances: InstanceSource = .components, grouping: InstanceGrouping.Parameters = .init()) {
+            self.instances = instances
+            self.grouping = grouping
             self.threshold = threshold
             self.refine = refine
             self.refineRadius = refineRadius
@@ -86,9 +95,43 @@ public struct Analysis: Sendable {
     ///     clamped and NaN counts as 0.
     ///   - placement: where the photo sits in the map (`.stretched` for Lift's models).
     ///   - options: threshold, refinement, speck, hole and connectivity settings.
-    /// - Throws: `MaskError` when the photo or the map is empty or a parameter is out of range.
+    /// - Throws: `MaskError` when the photo or the map is empty or a parameter is out of range, or
+    ///   when `options.instances` is `.model` (that needs the cues: the initializer below).
     public init(photo: RGBAImage, probability: FloatMap, placement: MapPlacement = .stretched,
                 options: Options = Options()) throws {
+        try self.init(photo: photo, probability: probability, instanceCues: nil, placement: placement, options: options)
+    }
+
+    /// Analyses a photo given the model's probability map and instance cues for it: with
+    /// `options.instances == .model` the subjects are the mask's components regrouped by `instanceCues`
+    /// (`InstanceGrouping`; the same mask, touching subjects apart); with `.components` the cues are
+    /// not used.
+    /// - Parameters:
+    ///   - instanceCues: the model's instance cues over the same model frame as `probability`
+    ///     (the photo stretched to it), or nil.
+    ///   - photo, probability, placement, options: as `init(photo:probability:placement:options:)`.
+    /// - Throws: `MaskError` as that initializer, and `.invalidParameter` when `options.instances` is
+    ///   `.model` without cues, the cues' frame differs from the map's, or the grouping parameters are
+    ///   out of range.
+    public init(photo: RGBAImage, probability: FloatMap, instanceCues: InstanceCues?, placement: MapPlacement = .stretched,
+                options: Options = Options()) throws {
+        var cues: InstanceCues?
+        if options.instances == .model {
+            guard let instanceCues else {
+                throw MaskError.invalidParameter(name: "instanceCues", value: "none",
+                                                 expected: "the model's instance cues when subjects come from the model (Options.instances = .model)")
+            }
+            guard instanceCues.modelWidth == probability.width, instanceCues.modelHeight == probability.height else {
+                throw MaskError.invalidParameter(name: "instanceCues frame", value: "\(instanceCues.modelWidth)×\(instanceCues.modelHeight)",
+                                                 expected: "the probability map's \(probability.width)×\(probability.height)")
+            }
+            guard placement == .stretched else {
+                throw MaskError.invalidParameter(name: "placement", value: "letterboxed",
+                                                 expected: "stretched when subjects come from the model's instance cues")
+            }
+            try options.grouping.validate()
+            cues = instanceCues
+        }
         guard photo.width > 0, photo.height > 0 else {
             throw MaskError.emptyInput(what: "photo", width: photo.width, height: photo.height)
         }
@@ -129,11 +172,15 @@ public struct Analysis: Sendable {
         }
         // Every instance is labelled, also those `keepLargestOnly` leaves out: they own their soft
         // fringe, so it goes with them instead of to a kept neighbour.
-        let segmentation = InstanceSegmentation(
+        var segmentation = InstanceSegmentation(
             thresholding: MapRows(soft), at: options.threshold, scoreRows: MapRows(upsampled),
             options: InstanceOptions(connectivity: options.connectivity, minimumArea: options.minimumArea,
                                      fillHoles: options.fillHoles),
             threads: threads)
+        if let cues {
+            segmentation = try segmentation.grouped(by: cues, parameters: options.grouping, scoreRows: MapRows(upsampled),
+                                                    threads: threads)
+        }
         let reach = max(radius, Int(factor.rounded(.up))) + 2
         let ownership = OwnershipMap(labels: segmentation.runLabels, reach: reach, threads: threads)
         self.photo = photo

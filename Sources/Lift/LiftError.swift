@@ -24,6 +24,9 @@ public enum LiftError: Error, Sendable, CustomStringConvertible {
     case writeFailed(path: String, reason: String)
     /// Building the analysis (masks, subjects) failed.
     case analysisFailed(underlying: any Error)
+    /// Instances by the model (`InstanceSource.model`, `--instances-by model`) were asked for, but
+    /// the model has no instance heads.
+    case noInstanceCues(model: ModelName)
 
     /// The file the error concerns, when there is one.
     public var path: String? {
@@ -31,7 +34,7 @@ public enum LiftError: Error, Sendable, CustomStringConvertible {
         case .modelLoadFailed(_, let path, _), .unreadableFile(let path, _), .fileTooLarge(let path, _),
              .unsupportedFormat(let path), .undecodable(let path, _), .encodingFailed(let path, _), .writeFailed(let path, _):
             return path
-        case .weightsNotFound, .unsupportedInputSpec, .inferenceFailed, .analysisFailed:
+        case .weightsNotFound, .unsupportedInputSpec, .inferenceFailed, .analysisFailed, .noInstanceCues:
             return nil
         }
     }
@@ -66,6 +69,10 @@ public enum LiftError: Error, Sendable, CustomStringConvertible {
             return "cannot write: \(reason)"
         case .analysisFailed(let underlying):
             return "cannot build the mask: \(underlying)"
+        case .noInstanceCues(let model):
+            return "the \(model.rawValue) model has no instance heads, so it cannot tell touching subjects apart "
+                + "(instances by model); use instances by components, or a subject model exported with its heads "
+                + "(Tools/conversion/export_subject.py --instance-heads)"
         }
     }
 

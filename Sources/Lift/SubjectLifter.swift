@@ -90,12 +90,16 @@ public struct SubjectLifter: Sendable {
     }
 
     /// `analyze(_:)`, recording the time spent in preprocessing, the model and the mask in `timings`.
+    /// With `analysisOptions.instances == .model` the model's instance heads run too and regroup the
+    /// subjects; a model without them throws `LiftError.noInstanceCues` (never a silent fallback).
     public func analyze(_ image: RGBAImage, timings: inout StageTimings) throws(LiftError) -> Analysis {
         var clock = Stopwatch()
-        let probability = try probabilityMap(for: image, timings: &timings)
+        let wantsCues = analysisOptions.instances == .model
+        let (probability, cues) = try maps(for: image, cues: wantsCues, timings: &timings)
         _ = clock.lap()
         do {
-            let analysis = try Analysis(photo: image, probability: probability, placement: .stretched, options: analysisOptions)
+            let analysis = try Analysis(photo: image, probability: probability, instanceCues: cues, placement: .stretched,
+                                        options: analysisOptions)
             timings.mask = clock.lap()
             return analysis
         } catch {
@@ -112,11 +116,37 @@ public struct SubjectLifter: Sendable {
 
     /// `probabilityMap(for:)`, recording preprocessing and inference times in `timings`.
     public func probabilityMap(for image: RGBAImage, timings: inout StageTimings) throws(LiftError) -> FloatMap {
+        try maps(for: image, cues: false, timings: &timings).probability
+    }
+
+    /// The model's instance cues for `image` (its instance heads' maps over the model frame of
+    /// `probabilityMap(for:)`, the passes at that size averaged as the maps are), or nil when the model has no
+    /// instance heads (`hasInstanceCues`).
+    public func instanceCues(for image: RGBAImage) throws(LiftError) -> InstanceCues? {
+        var timings = StageTimings()
+        guard hasInstanceCues(width: image.width, height: image.height) else { return nil }
+        return try maps(for: image, cues: true, timings: &timings).cues
+    }
+
+    /// Whether the model that runs on a `width × height` photo has instance heads, so that
+    /// `InstanceSource.model` can be used (a subject model exported with them, issue 39).
+    public func hasInstanceCues(width: Int, height: Int) -> Bool {
+        networks[modelVariant(width: width, height: height)]?.cueOutputs != nil
+    }
+
+    /// Whether the model (its main variant) has instance heads.
+    public var hasInstanceCues: Bool { networks[model]?.cueOutputs != nil }
+
+    /// The probability map and, when `cues` is set, the instance cues (throws `.noInstanceCues` when
+    /// the model has none).
+    private func maps(for image: RGBAImage, cues: Bool,
+                      timings: inout StageTimings) throws(LiftError) -> (probability: FloatMap, cues: InstanceCues?) {
         let variant = modelVariant(width: image.width, height: image.height)
         guard let network = networks[variant] else { preconditionFailure("SubjectLifter holds no network for \(variant.rawValue)") }
-        let map = try network.run(image, threads: threads, timings: &timings)
-        guard let partnerNetwork else { return map }
-        var other = try partnerNetwork.run(image, threads: threads, timings: &timings)
+        if cues, network.cueOutputs == nil { throw .noInstanceCues(model: variant) }
+        let (map, instanceCues) = try network.run(image, threads: threads, cues: cues, timings: &timings)
+        guard let partnerNetwork else { return (map, instanceCues) }
+        var other = try partnerNetwork.run(image, threads: threads, cues: false, timings: &timings).map
         do {
             if other.width != map.width || other.height != map.height {
                 other = try MaskResize.bilinear(other, width: map.width, height: map.height, threads: threads)
@@ -124,7 +154,7 @@ public struct SubjectLifter: Sendable {
         } catch {
             throw .inferenceFailed(model: partnerNetwork.name, underlying: error)
         }
-        return MapCombination.combine(map, other)
+        return (MapCombination.combine(map, other), instanceCues)
     }
 
     /// What ran on a `width × height` photo, for reports: the model variant, and the partner
@@ -151,6 +181,22 @@ private struct Network: Sendable {
     let passes: [ModelPass]
     /// The preprocessing of each pass (its input size), in `passes` order.
     let preprocesses: [Preprocess]
+    /// Where the instance heads' maps are among the graph outputs, when the model has them.
+    let cueOutputs: CueOutputs?
+
+    /// Indices of the instance cues among a model's outputs (GRAPH-FORMAT.md, "Instance cues").
+    struct CueOutputs: Sendable {
+        let centre: Int, offset: Int, boundary: Int?
+
+        /// Found by name after the first output; nil without both `centre` and `offset`.
+        init?(outputNames: [String]) {
+            let names = outputNames.dropFirst()
+            guard let centre = names.firstIndex(of: "centre"), let offset = names.firstIndex(of: "offset") else { return nil }
+            self.centre = centre
+            self.offset = offset
+            boundary = names.firstIndex(of: "boundary")
+        }
+    }
 
     /// Loads `name` (plus a replica for each further pass that `threads` threads can run at once)
     /// and fixes the input size of each of `quality`'s passes (models of open size are scaled from
@@ -193,6 +239,7 @@ private struct Network: Sendable {
                 + (model.outputNames.first ?? "missing"))
         }
         self.name = name
+        cueOutputs = CueOutputs(outputNames: model.outputNames)
         // A fixed-size model's passes differ only in mirroring: each distinct one runs once (the
         // average is the same, every duplicate having had its twin).
         let passes = openSize ? quality.passes : quality.passes.reduce(into: [ModelPass]()) { unique, pass in
@@ -219,7 +266,10 @@ private struct Network: Sendable {
     /// Runs every pass on `image` and returns the average of their maps (single-channel outputs,
     /// mirrored ones mirrored back), at the first pass's output size. With several model copies
     /// and threads, the passes run side by side (threads shared out between them); the map is the same either way.
-    func run(_ image: RGBAImage, threads: Int, timings: inout StageTimings) throws(LiftError) -> FloatMap {
+    /// With `cues` (the model has instance heads) also the average of the instance cues of the passes
+    /// at the first pass's input size (the photo and its mirror image), whose model frame is the map's.
+    func run(_ image: RGBAImage, threads: Int, cues: Bool,
+             timings: inout StageTimings) throws(LiftError) -> (map: FloatMap, cues: InstanceCues?) {
         // Each input size is prepared once: a mirrored pass mirrors the same tensor.
         var preparing = Stopwatch()
         var inputs: [[Float]] = []
@@ -239,17 +289,22 @@ private struct Network: Sendable {
         timings.preprocess += preparing.lap()
         let prepared = inputs, inputIndex = inputOfPass
         var maps = [FloatMap?](repeating: nil, count: passes.count)
+        var passCues = [InstanceCues?](repeating: nil, count: passes.count)
+        // Cues come from the passes at the first pass's size (their cells share one grid).
+        let cuePasses = (0 ..< passes.count).map { cues && preprocesses[$0].spec.height == preprocesses[0].spec.height
+            && preprocesses[$0].spec.width == preprocesses[0].spec.width }
         let lanes = min(models.count, threads, passes.count)
         if lanes <= 1 {
             for (k, pass) in passes.enumerated() {
-                maps[k] = try run(prepared[inputIndex[k]], spec: preprocesses[k].spec, mirrored: pass.mirrored, model: models[0],
-                                  threads: threads, timings: &timings)
+                (maps[k], passCues[k]) = try run(prepared[inputIndex[k]], spec: preprocesses[k].spec, mirrored: pass.mirrored,
+                                                 model: models[0], cues: cuePasses[k], threads: threads, timings: &timings)
             }
         } else {
             var clock = Stopwatch()
             var failures = [LiftError?](repeating: nil, count: passes.count)
             var passTimings = [StageTimings](repeating: StageTimings(), count: passes.count)
             maps.withUnsafeMutableBufferPointer { maps in
+              passCues.withUnsafeMutableBufferPointer { passCues in
                 failures.withUnsafeMutableBufferPointer { failures in
                     passTimings.withUnsafeMutableBufferPointer { passTimings in
                         let threadsPerLane = max(1, threads / lanes)
@@ -258,8 +313,9 @@ private struct Network: Sendable {
                             let model = models[range.lowerBound * lanes / passes.count]
                             for k in range {
                                 do throws(LiftError) {
-                                    maps[k] = try run(prepared[inputIndex[k]], spec: preprocesses[k].spec, mirrored: passes[k].mirrored,
-                                                      model: model, threads: threadsPerLane, timings: &passTimings[k])
+                                    (maps[k], passCues[k]) = try run(prepared[inputIndex[k]], spec: preprocesses[k].spec,
+                                                                     mirrored: passes[k].mirrored, model: model, cues: cuePasses[k],
+                                                                     threads: threadsPerLane, timings: &passTimings[k])
                                 } catch {
                                     failures[k] = error
                                 }
@@ -267,6 +323,7 @@ private struct Network: Sendable {
                         }
                     }
                 }
+              }
             }
             if let failure = failures.lazy.compactMap({ $0 }).first { throw failure }
             // The lanes ran at the same time: the stage took the wall time, split as the passes' own.
@@ -291,21 +348,38 @@ private struct Network: Sendable {
         }
         let scale = 1 / Float(passes.count)
         for i in average.values.indices { average.values[i] *= scale }
-        return average
+        guard cues else { return (average, nil) }
+        guard let cueAverage = InstanceCues.average(passCues.compactMap { $0 }),
+              cueAverage.modelWidth == average.width, cueAverage.modelHeight == average.height
+        else {
+            throw .unsupportedInputSpec(model: name, reason: "the instance cues' frame does not match the map's \(average.width)×\(average.height)")
+        }
+        return (average, cueAverage)
     }
 
     /// Runs the model on a prepared input (`spec`'s NHWC values, mirrored left–right when asked) and
-    /// returns its single-channel output as a map, mirrored back. Adds to the preprocessing and
+    /// returns its single-channel output as a map, mirrored back, and with `cues` the instance cues
+    /// (mirrored back: maps flipped, horizontal offsets negated). Adds to the preprocessing and
     /// inference times.
-    private func run(_ values: [Float], spec: InputSpec, mirrored: Bool, model: Model, threads: Int,
-                     timings: inout StageTimings) throws(LiftError) -> FloatMap {
+    private func run(_ values: [Float], spec: InputSpec, mirrored: Bool, model: Model, cues: Bool = false, threads: Int,
+                     timings: inout StageTimings) throws(LiftError) -> (FloatMap, InstanceCues?) {
         var clock = Stopwatch()
         let input = Tensor(shape: TensorShape(n: 1, h: spec.height, w: spec.width, c: 3), values: values)
         if mirrored { Self.mirrorRows(input.buffer, width: spec.width, channels: 3) }
         timings.preprocess += clock.lap()
         let output: Tensor
+        var instanceCues: InstanceCues?
         do {
-            output = try model.run(input, threads: threads)
+            if cues, let cueOutputs {
+                let outputs = try model.runAll(input, threads: threads)
+                output = outputs[0]
+                let found = try Self.cues(outputs, at: cueOutputs, frame: output.shape)
+                instanceCues = mirrored ? found.mirrored() : found
+            } else {
+                output = try model.run(input, threads: threads)
+            }
+        } catch let error as LiftError {
+            throw error
         } catch {
             throw .inferenceFailed(model: name, underlying: error)
         }
@@ -316,7 +390,23 @@ private struct Network: Sendable {
         var map = FloatMap(width: output.shape.w, height: output.shape.h, values: output.toArray())
         if mirrored { map.values.withUnsafeMutableBufferPointer { Self.mirrorRows($0, width: map.width, channels: 1) } }
         if spec.outputNormalization == .minmax { Self.stretchToUnitRange(&map.values) }
-        return map
+        return (map, instanceCues)
+    }
+
+    /// The instance cues in a run's `outputs` (centre and boundary `[1, h, w, 1]`, offset
+    /// `[1, h, w, 2]` as (dy, dx)), over a model frame of `frame`'s size.
+    private static func cues(_ outputs: [Tensor], at index: CueOutputs, frame: TensorShape) throws -> InstanceCues {
+        func map(_ tensor: Tensor, channel: Int = 0) -> FloatMap {
+            let s = tensor.shape, all = tensor.toArray()
+            return FloatMap(width: s.w, height: s.h, values: stride(from: channel, to: all.count, by: s.c).map { all[$0] })
+        }
+        let centre = outputs[index.centre], offset = outputs[index.offset], boundary = index.boundary.map { outputs[$0] }
+        guard centre.shape.c == 1, offset.shape.c == 2, boundary.map({ $0.shape.c == 1 }) ?? true else {
+            throw MaskError.invalidParameter(name: "instance cue channels", value: "centre \(centre.shape.c), offset \(offset.shape.c)",
+                                             expected: "centre 1, offset 2 (dy, dx), boundary 1")
+        }
+        return try InstanceCues(modelWidth: frame.w, modelHeight: frame.h, centre: map(centre), offsetY: map(offset, channel: 0),
+                                offsetX: map(offset, channel: 1), boundary: boundary.map { map($0) })
     }
 
     /// Maps the smallest value to 0 and the largest to 1, linearly (a constant map becomes 0).

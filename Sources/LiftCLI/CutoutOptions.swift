@@ -35,6 +35,8 @@ public struct CutoutOptions: Sendable, Equatable {
     public var maxSize: Int?
     /// Which subjects to keep.
     public var instances: InstanceSelection = .all
+    /// Where the subjects come from: the mask's connected components or the model's instance heads.
+    public var instancesBy: InstanceSource = .components
     /// Keep only the subject under this point (pixels of the input photo, x right, y down), when set.
     public var point: PixelPoint?
     /// Write each kept subject to its own cut-out (and mask) file, numbered as in `--instances`.

@@ -42,11 +42,14 @@ public struct CutoutPipeline {
 
     /// Loads the model `options` ask for.
     /// - Parameter writeStandardOutput: where a cut-out for `-o -` goes.
-    /// - Throws: `LiftError` when the model cannot be found or loaded.
+    /// - Throws: `LiftError` when the model cannot be found or loaded, `.noInstanceCues` when
+    ///   `--instances-by model` is asked of a model without instance heads.
     public init(options: CutoutOptions, writeStandardOutput: @escaping ([UInt8]) throws -> Void) throws(LiftError) {
         var lifter = try SubjectLifter(model: options.model, quality: options.quality, threads: options.threads)
         if let threshold = options.threshold { lifter.analysisOptions.threshold = threshold }
         if options.noRefine { lifter.analysisOptions.refine = false }
+        lifter.analysisOptions.instances = options.instancesBy
+        if options.instancesBy == .model, !lifter.hasInstanceCues { throw .noInstanceCues(model: lifter.model) }
         self.options = options
         self.lifter = lifter
         self.writeStandardOutput = writeStandardOutput
@@ -118,6 +121,7 @@ public struct CutoutPipeline {
         report.height = photo.height
         report.model = lifter.modelDescription(width: photo.width, height: photo.height)
         report.quality = options.quality.rawValue
+        report.instancesBy = analysis.options.instances.rawValue
         let keptIndices = Set(kept.map(\.index))
         let perSubject = job.eachSubject ? Dictionary(uniqueKeysWithValues: zip(kept.map(\.index), cutouts)) : [:]
         report.instances = analysis.subjects.map { subject in

@@ -62,7 +62,7 @@ public enum HelpText {
     public static let optionGroups: [(title: String, options: [String])] = [
         ("OUTPUT", ["output", "recursive", "force", "skip-existing", "mask", "labels", "json", "png-level"]),
         ("MODEL", ["model", "quality", "threshold", "no-refine", "threads", "max-pixels", "max-memory"]),
-        ("SUBJECTS", ["instances", "at", "each"]),
+        ("SUBJECTS", ["instances", "instances-by", "at", "each"]),
         ("LOOK", ["background", "crop", "margin", "square", "max-size"]),
         ("BATCHES ACROSS MACHINES", ["files-from", "null", "shard", "json-lines"]),
         ("GENERAL", ["quiet", "help", "version"]),

@@ -64,6 +64,9 @@ public struct ImageReport: Sendable, Equatable, Codable {
     public var model: String?
     /// The quality level.
     public var quality: String?
+    /// Where the subjects came from: `components` (the mask's connected components) or `model` (the
+    /// model's instance heads).
+    public var instancesBy: String?
     /// Subjects found.
     public var instances: [Instance]?
     /// Milliseconds per stage.

@@ -51,6 +51,7 @@ final class CutoutService: Sendable {
         var lifter = try result.get()
         if let threshold = options.threshold { lifter.analysisOptions.threshold = threshold }
         if options.noRefine { lifter.analysisOptions.refine = false }
+        lifter.analysisOptions.instances = options.instancesBy
         return lifter
     }
 
@@ -112,6 +113,8 @@ final class CutoutService: Sendable {
             HTTPError(.unsupportedMediaType, "the photo is not a PNG or JPEG image", closesConnection: false)
         case .fileTooLarge, .undecodable:
             HTTPError(.unprocessableContent, error.description, closesConnection: false)
+        case .noInstanceCues:
+            HTTPError(.badRequest, error.description, closesConnection: false)
         default:
             HTTPError(.internalServerError, error.description, closesConnection: false)
         }
