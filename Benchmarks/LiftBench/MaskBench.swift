@@ -1,7 +1,8 @@
 // `lift-bench mask [DIR] [--runs N]`: the mask stage on a 12 MP photo.
 //
-// Connected components (Mpixel/s) on a 4000×3000 mask with ~50 blobs, the guided filter and the
-// whole mask stage (`Analysis`) in ms, on 1 and 2 threads. Writes the mask as `DIR/mask.pgm` and the
+// Connected components (Mpixel/s) on a 4000×3000 mask with ~50 blobs, the guided filter, the
+// instance grouping by model cues and the whole mask stage (`Analysis`, with components and with
+// the cues) in ms, on 1 and 2 threads. Writes the mask as `DIR/mask.pgm` and the
 // figures as `DIR/swift.json` so `Benchmarks/mask_peer.py DIR` can time OpenCV and SciPy on the
 // identical mask in the same run and print the ratios.
 import Foundation
@@ -84,6 +85,33 @@ private func probabilityMap(of mask: GrayImage, size: Int) -> FloatMap {
     return FloatMap(width: size, height: size, values: zip(values, counts).map { $0 / $1 })
 }
 
+/// Instance cues for `instances` on a `size × size` model frame (the photo stretched to it), at
+/// stride 4: a centre peak at each of the `peaks` largest instances' centroids and offsets from
+/// every cell to the nearest of them (so the large blobs split into Voronoi cells where several
+/// peaks fall on one), a boundary map of 0.5 everywhere (every border is checked, half the pairs merge).
+private func syntheticCues(_ instances: [Instance], photoWidth: Int, photoHeight: Int, size: Int, peaks: Int) -> InstanceCues? {
+    let cells = size / 4
+    let centres = instances.prefix(peaks).map { (y: $0.centroid.y * Double(size) / Double(photoHeight) - 0.5,
+                                                 x: $0.centroid.x * Double(size) / Double(photoWidth) - 0.5) }
+    var centre = [Float](repeating: 0, count: cells * cells), dy = centre, dx = centre
+    for i in 0 ..< cells {
+        for j in 0 ..< cells {
+            let y = Double(4 * i) + 1.5, x = Double(4 * j) + 1.5, c = i * cells + j
+            var best = (d2: Double.infinity, y: 0.0, x: 0.0)
+            for p in centres {
+                let d2 = (p.y - y) * (p.y - y) + (p.x - x) * (p.x - x)
+                centre[c] = max(centre[c], Float(exp(-d2 / 32)))
+                if d2 < best.d2 { best = (d2, p.y - y, p.x - x) }
+            }
+            dy[c] = Float(best.y)
+            dx[c] = Float(best.x)
+        }
+    }
+    func map(_ v: [Float]) -> FloatMap { FloatMap(width: cells, height: cells, values: v) }
+    return try? InstanceCues(modelWidth: size, modelHeight: size, centre: map(centre), offsetY: map(dy), offsetX: map(dx),
+                             boundary: FloatMap(width: cells, height: cells, value: 0.5))
+}
+
 func runMaskBench(_ arguments: [String]) {
     var directory = "Benchmarks/.work/mask-bench"
     var runs = 10
@@ -114,6 +142,19 @@ func runMaskBench(_ arguments: [String]) {
         let threshold = measure(runs: max(3, runs / 2)) { _ = Threshold.mask(binary, threshold: 0.5, threads: threads) }
         let options = Analysis.Options(threads: threads)
         let stage = measure(runs: max(3, runs / 3)) { _ = try? Analysis(photo: image, probability: map, options: options) }
+        // Instances by the model's cues (issue 39): the grouping alone on the components, and the
+        // whole stage with it, 8 peaks on the 8 largest components.
+        let segmentation = InstanceSegmentation(mask: mask, threads: threads)
+        let cues = syntheticCues(segmentation.instances, photoWidth: width, photoHeight: height, size: 320, peaks: 8)
+        let grouping = measure(runs: max(3, runs / 2)) {
+            _ = cues.map { try? segmentation.grouped(by: $0, parameters: .init(), scoreRows: nil, threads: threads) }
+        }
+        var byModel = options
+        byModel.instances = .model
+        let stageByModel = measure(runs: max(3, runs / 3)) {
+            _ = try? Analysis(photo: image, probability: map, instanceCues: cues, options: byModel)
+        }
+        let grouped = cues.flatMap { try? segmentation.grouped(by: $0, parameters: .init(), scoreRows: nil, threads: threads) }
         var subjects: [Subject] = []
         var analysis: Analysis?
         analysis = try? Analysis(photo: image, probability: map, options: options)
@@ -127,6 +168,9 @@ func runMaskBench(_ arguments: [String]) {
         print(String(format: "  threshold                   %7.2f / %7.2f ms  CPU %7.2f", threshold.best, threshold.median, threshold.cpu))
         print(String(format: "  ownership (reach 26)        %7.2f / %7.2f ms  CPU %7.2f", ownership.best, ownership.median, ownership.cpu))
         print(String(format: "  whole mask stage (Analysis) %7.2f / %7.2f ms  CPU %7.2f  (%d subjects)", stage.best, stage.median, stage.cpu, subjects.count))
+        print(String(format: "  instance grouping (8 peaks) %7.2f / %7.2f ms  CPU %7.2f  (%d → %d instances)", grouping.best, grouping.median,
+                     grouping.cpu, segmentation.instances.count, grouped?.instances.count ?? -1))
+        print(String(format: "  mask stage, instances model %7.2f / %7.2f ms  CPU %7.2f", stageByModel.best, stageByModel.median, stageByModel.cpu))
         print(String(format: "  cut-out (decontaminated)    %7.2f / %7.2f ms  CPU %7.2f", cutout.best, cutout.median, cutout.cpu))
         results["components8_ms_\(threads)t"] = label.best
         results["components4_ms_\(threads)t"] = label4.best
@@ -137,6 +181,8 @@ func runMaskBench(_ arguments: [String]) {
         results["ownership_ms_\(threads)t"] = ownership.best
         results["mask_stage_ms_\(threads)t"] = stage.best
         results["cutout_ms_\(threads)t"] = cutout.best
+        results["grouping_ms_\(threads)t"] = grouping.best
+        results["mask_stage_model_ms_\(threads)t"] = stageByModel.best
     }
     let components = ConnectedComponents.label(mask, threads: 1).components
     results["components"] = Double(components.count)

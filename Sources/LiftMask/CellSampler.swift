@@ -8,7 +8,8 @@ import LiftImage
 /// `cv2.ipp.setUseIPP(False)`; IPP's results differ in the last digits).
 ///
 /// Only the per-column and per-row taps are stored (O(width + height)); values are computed for the
-/// pixels asked for, so no photo-sized map is made.
+/// pixels asked for (or from the horizontal pass of the few cell rows, `horizontalPass`), so no
+/// photo-sized map is made.
 struct CellSampler {
     /// Per photo column: the left cell, its weight and the right cell's weight (right = left + 1
     /// when `twoColumns`).
@@ -53,6 +54,37 @@ struct CellSampler {
         twoColumns = two
         self.rows = rows
         self.rowWeights = rowWeights
+    }
+
+    /// Every cell row of `map` interpolated along x at every photo column (OpenCV's horizontal
+    /// pass): `cellHeight × width` values, row-major; `value(rows:x:y:)` finishes a pixel from them.
+    /// A few cell rows wide, not a photo-sized map.
+    func horizontalPass(_ map: UnsafePointer<Float>, cellHeight: Int) -> [Float] {
+        let width = column.count
+        return [Float](unsafeUninitializedCapacity: cellHeight * width) { out, initialized in
+            for r in 0 ..< cellHeight {
+                let row = map + r &* cellWidth, o = out.nonEmptyBase + r &* width
+                for x in 0 ..< width { o[x] = horizontal(row, x) }
+            }
+            initialized = cellHeight * width
+        }
+    }
+
+    /// The value at photo pixel `(x, y)` from `horizontalPass`'s rows: the same as `value(_:x:y:)`.
+    @inline(__always)
+    func value(rows: UnsafePointer<Float>, taps: RowTaps, x: Int) -> Float {
+        rows[taps.top &+ x] * taps.weights.x + rows[taps.bottom &+ x] * taps.weights.y
+    }
+
+    /// Photo row `y`'s two cell rows (as offsets into `horizontalPass`'s rows) and weights.
+    struct RowTaps {
+        let top: Int, bottom: Int, weights: SIMD2<Float>
+    }
+
+    /// The taps of photo row `y`.
+    func taps(row y: Int) -> RowTaps {
+        let width = column.count, r = rows[y]
+        return RowTaps(top: Int(r.x) * width, bottom: Int(r.y) * width, weights: rowWeights[y])
     }
 
     /// The map's value at photo pixel `(x, y)`; `map` is the cell grid, row-major.

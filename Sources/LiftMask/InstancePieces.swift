@@ -42,62 +42,28 @@ struct InstancePieces {
         let modelX = (0 ..< W).map { (Double($0) + 0.5) * Double(cues.modelWidth) / Double(W) - 0.5 }
         let sampler = CellSampler(cellWidth: cues.cellWidth, cellHeight: cues.cellHeight, width: W, height: H)
         let bandRows = 64, bandCount = (H + bandRows - 1) / bandRows
-        final class Band: @unchecked Sendable {
-            var start: [Int32] = [], end: [Int32] = [], piece: [Int32] = [], rowCounts: [Int] = []
-        }
-        final class Tally: @unchecked Sendable {
-            var area: [Int], near: [Int], nearMax: [Double], farMin: [Double]
-            init(_ count: Int) {
-                area = [Int](repeating: 0, count: count)
-                near = area
-                nearMax = [Double](repeating: -.infinity, count: count)
-                farMin = [Double](repeating: .infinity, count: count)
-            }
-        }
         let bands = (0 ..< bandCount).map { _ in Band() }
         let tallies = Mutex<[Tally]>([])
-        cues.offsetY.values.withUnsafeBufferPointer { offsetY in
-            cues.offsetX.values.withUnsafeBufferPointer { offsetX in
-                nonisolated(unsafe) let offsetY = offsetY.nonEmptyBase, offsetX = offsetX.nonEmptyBase
-                Parallel.forEach(count: bandCount, threads: threads) { range in
-                    let tally = Tally(pieceCount + 1)
-                    defer { tallies.withLock { $0.append(tally) } }
-                    for b in range {
-                        let band = bands[b]
-                        for y in b * bandRows ..< min(H, (b + 1) * bandRows) {
-                            let before = band.start.count
-                            let vy = (Double(y) + 0.5) * Double(cues.modelHeight) / Double(H) - 0.5
-                            labels.forEachLabelledRun(inRow: y) { columns, label in
-                                let base = Int(componentOfLabel[Int(label)]) * n
-                                var current: Int32 = -1
-                                for x in columns {
-                                    let ty = vy + Double(sampler.value(offsetY, x: x, y: y))
-                                    let tx = modelX[x] + Double(sampler.value(offsetX, x: x, y: y))
-                                    var best = 0, bestD2 = Double.infinity
-                                    for k in 0 ..< n {
-                                        let dy = ty - peakY[k], dx = tx - peakX[k]
-                                        let d2 = dy * dy + dx * dx
-                                        if d2 < bestD2 { (best, bestD2) = (k, d2) }
-                                    }
-                                    let p = Int32(base + best + 1), miss = bestD2.squareRoot()
-                                    tally.area[Int(p)] += 1
-                                    if miss < joinDistance {
-                                        tally.near[Int(p)] += 1
-                                        tally.nearMax[Int(p)] = max(tally.nearMax[Int(p)], miss)
-                                    } else {
-                                        tally.farMin[Int(p)] = min(tally.farMin[Int(p)], miss)
-                                    }
-                                    if p == current, band.end.last == Int32(x) {
-                                        band.end[band.end.count - 1] = Int32(x + 1)
-                                    } else {
-                                        band.start.append(Int32(x))
-                                        band.end.append(Int32(x + 1))
-                                        band.piece.append(p)
-                                        current = p
-                                    }
+        // The offsets' horizontal pass (cell rows × photo columns), so a pixel costs two taps per map.
+        let rowsY = cues.offsetY.values.withUnsafeBufferPointer { sampler.horizontalPass($0.nonEmptyBase, cellHeight: cues.cellHeight) }
+        let rowsX = cues.offsetX.values.withUnsafeBufferPointer { sampler.horizontalPass($0.nonEmptyBase, cellHeight: cues.cellHeight) }
+        rowsY.withUnsafeBufferPointer { rowsY in
+            rowsX.withUnsafeBufferPointer { rowsX in
+                modelX.withUnsafeBufferPointer { modelX in
+                    peakY.withUnsafeBufferPointer { peakY in
+                        peakX.withUnsafeBufferPointer { peakX in
+                            nonisolated(unsafe) let rowsY = rowsY.nonEmptyBase, rowsX = rowsX.nonEmptyBase, modelX = modelX.nonEmptyBase
+                            nonisolated(unsafe) let peakY = peakY.nonEmptyBase, peakX = peakX.nonEmptyBase
+                            Parallel.forEach(count: bandCount, threads: threads) { range in
+                                let tally = Tally(pieceCount + 1)
+                                defer { tallies.withLock { $0.append(tally) } }
+                                for b in range {
+                                    Self.vote(rows: b * bandRows ..< min(H, (b + 1) * bandRows), labels: labels, band: bands[b], tally: tally,
+                                              componentOfLabel: componentOfLabel, peaks: n, peakY: peakY, peakX: peakX, modelX: modelX,
+                                              modelY: { y in (Double(y) + 0.5) * Double(cues.modelHeight) / Double(H) - 0.5 },
+                                              sampler: sampler, rowsY: rowsY, rowsX: rowsX, joinDistance: joinDistance)
                                 }
                             }
-                            band.rowCounts.append(band.start.count - before)
                         }
                     }
                 }
@@ -129,6 +95,82 @@ struct InstancePieces {
         near = total.near
         nearMax = total.nearMax
         farMin = total.farMin
+    }
+
+    /// One band's runs of pieces, in raster order, with each row's run count.
+    private final class Band: @unchecked Sendable {
+        var start: [Int32] = [], end: [Int32] = [], piece: [Int32] = [], rowCounts: [Int] = []
+    }
+
+    /// One part's per-piece counts (`InstancePieces`' `area`, `near`, `nearMax`, `farMin`).
+    private final class Tally: @unchecked Sendable {
+        var area: [Int], near: [Int], nearMax: [Double], farMin: [Double]
+        init(_ count: Int) {
+            area = [Int](repeating: 0, count: count)
+            near = area
+            nearMax = [Double](repeating: -.infinity, count: count)
+            farMin = [Double](repeating: .infinity, count: count)
+        }
+    }
+
+    /// Votes the pixels of `rows` into `band` and `tally`. A pixel's counts go to the run it ends in:
+    /// the pixels of one run vote alike, so they are added once per run, not per pixel.
+    private static func vote(rows: Range<Int>, labels: RunLabels, band: Band, tally: Tally, componentOfLabel: [Int32], peaks n: Int,
+                             peakY: UnsafePointer<Double>, peakX: UnsafePointer<Double>, modelX: UnsafePointer<Double>,
+                             modelY: (Int) -> Double, sampler: CellSampler, rowsY: UnsafePointer<Float>, rowsX: UnsafePointer<Float>,
+                             joinDistance: Double) {
+        tally.area.withUnsafeMutableBufferPointer { area in
+        tally.near.withUnsafeMutableBufferPointer { near in
+        tally.nearMax.withUnsafeMutableBufferPointer { nearMax in
+        tally.farMin.withUnsafeMutableBufferPointer { farMin in
+            let area = area.nonEmptyBase, near = near.nonEmptyBase, nearMax = nearMax.nonEmptyBase, farMin = farMin.nonEmptyBase
+            for y in rows {
+                let before = band.start.count
+                let vy = modelY(y), taps = sampler.taps(row: y)
+                labels.forEachLabelledRun(inRow: y) { columns, label in
+                    let base = Int(componentOfLabel[Int(label)]) &* n
+                    // The current run of one piece: its first column, and its pixels' counts so far.
+                    var current = -1, runStart = columns.lowerBound
+                    var runNear = 0, runNearMax = -Double.infinity, runFarMin = Double.infinity
+                    func flush(upTo end: Int) {
+                        guard current >= 0 else { return }
+                        area[current] &+= end &- runStart
+                        near[current] &+= runNear
+                        nearMax[current] = max(nearMax[current], runNearMax)
+                        farMin[current] = min(farMin[current], runFarMin)
+                        band.start.append(Int32(runStart))
+                        band.end.append(Int32(end))
+                        band.piece.append(Int32(current))
+                    }
+                    for x in columns {
+                        let ty = vy + Double(sampler.value(rows: rowsY, taps: taps, x: x))
+                        let tx = modelX[x] + Double(sampler.value(rows: rowsX, taps: taps, x: x))
+                        var best = 0, bestD2 = Double.infinity
+                        for k in 0 ..< n {
+                            let dy = ty - peakY[k], dx = tx - peakX[k]
+                            let d2 = dy * dy + dx * dx
+                            if d2 < bestD2 { (best, bestD2) = (k, d2) }
+                        }
+                        let p = base &+ best &+ 1, miss = bestD2.squareRoot()
+                        if p != current {
+                            flush(upTo: x)
+                            (current, runStart, runNear, runNearMax, runFarMin) = (p, x, 0, -.infinity, .infinity)
+                        }
+                        if miss < joinDistance {
+                            runNear &+= 1
+                            runNearMax = max(runNearMax, miss)
+                        } else {
+                            runFarMin = min(runFarMin, miss)
+                        }
+                    }
+                    flush(upTo: columns.upperBound)
+                }
+                band.rowCounts.append(band.start.count - before)
+            }
+        }
+        }
+        }
+        }
     }
 
     /// Calls `body(a, b, y, x0, x1)` for every stretch of 4-neighbouring pixel pairs of different
