@@ -80,10 +80,16 @@ public struct InstanceSegmentation: Sendable {
     /// These instances regrouped by a network's instance cues (`InstanceGrouping`): components cut
     /// where the cues see touching subjects, parts of one occluded subject joined; the same pixels
     /// are foreground. Statistics are recomputed, `score` averaged as `init` does.
-    /// - Throws: `MaskError.invalidParameter` for parameters out of range.
+    /// - Throws: `MaskError.invalidParameter` for parameters out of range, or for more components
+    ///   × peaks than `InstanceGrouping.maximumPieces` (checked before anything is allocated).
     package func grouped(by cues: InstanceCues, parameters: InstanceGrouping.Parameters, scoreRows score: MapRows?,
                          threads: Int = Parallel.defaultThreads) throws -> InstanceSegmentation {
         try parameters.validate()
+        let (pieces, overflow) = instances.count.multipliedReportingOverflow(by: parameters.maximumPeaks)
+        guard !overflow, pieces <= InstanceGrouping.maximumPieces else {
+            throw MaskError.invalidParameter(name: "instances × maximumPeaks", value: "\(instances.count) × \(parameters.maximumPeaks)",
+                                             expected: "at most \(InstanceGrouping.maximumPieces) (fewer specks: a larger minimumArea)")
+        }
         guard let labels = InstanceGrouping.group(runLabels, cues: cues, parameters: parameters, threads: threads) else { return self }
         return InstanceSegmentation(runLabels: labels, instances: labels.statistics(score: score, threads: threads))
     }

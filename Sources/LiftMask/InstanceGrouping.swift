@@ -19,6 +19,10 @@ import LiftTensor
 /// The instances' union is exactly the components' union (every labelled pixel stays labelled, no
 /// other pixel is), so the foreground mask is the same as with components alone.
 public enum InstanceGrouping {
+    /// The most pieces (components × peaks) a grouping may count: its per-piece tallies are ~40 bytes
+    /// each per thread. The default speck rule allows at most 2,000 components (0.05 % each), × 8 peaks.
+    public static let maximumPieces = 1 << 22
+
     /// The grouping's thresholds (`Tools/instances/group.py`'s `GroupParams`; tune them there, on the
     /// tuning set only).
     public struct Parameters: Sendable, Hashable {
@@ -138,25 +142,32 @@ public enum InstanceGrouping {
         }
         // Step 5: instances whose votes land on one peak join. Original piece `q` voted for peak
         // (q − 1) mod k; its pixels now belong to root(lut[q]).
-        var votes: [Int: [Int]] = [:]  // root → pixels per peak
+        // Per (root, peak): the pixels that voted for it and their misses against the join distance.
+        struct Votes {
+            var total = 0, near = 0, nearMax = -Double.infinity, farMin = Double.infinity
+        }
+        var votes: [Int: Votes] = [:]  // root · k + peak
         for q in 1 ... n where pieces.area[q] > 0 {
-            votes[union.find(Int(lut[q])), default: [Int](repeating: 0, count: k)][(q - 1) % k] += pieces.area[q]
+            let code = union.find(Int(lut[q])) * k + (q - 1) % k
+            var v = votes[code, default: Votes()]
+            v.total += pieces.area[q]
+            v.near += pieces.near[q]
+            v.nearMax = max(v.nearMax, pieces.nearMax[q])
+            v.farMin = min(v.farMin, pieces.farMin[q])
+            votes[code] = v
+        }
+        var dominant: [Int: (peak: Int, votes: Votes)] = [:]  // root → the peak most of its pixels voted for (the first on a tie)
+        for (code, v) in votes {
+            let (root, peak) = code.quotientAndRemainder(dividingBy: k)
+            if let best = dominant[root], best.votes.total > v.total || (best.votes.total == v.total && best.peak < peak) { continue }
+            dominant[root] = (peak, v)
         }
         var landing = [[Int]](repeating: [], count: k)
-        for root in votes.keys.sorted() {
-            guard let histogram = votes[root] else { continue }
-            var peak = 0
-            for j in 1 ..< k where histogram[j] > histogram[peak] { peak = j }
+        for root in dominant.keys.sorted() {
+            guard let (peak, v) = dominant[root] else { continue }
             // The median miss of the root's pixels voting for `peak`, against the join distance.
-            var total = 0, near = 0, nearMax = -Double.infinity, farMin = Double.infinity
-            for q in stride(from: peak + 1, through: n, by: k) where pieces.area[q] > 0 && union.find(Int(lut[q])) == root {
-                total += pieces.area[q]
-                near += pieces.near[q]
-                nearMax = max(nearMax, pieces.nearMax[q])
-                farMin = min(farMin, pieces.farMin[q])
-            }
-            let below = total % 2 == 1 ? near >= total / 2 + 1
-                : near >= total / 2 + 1 || (near == total / 2 && (nearMax + farMin) / 2 < p.joinDistance)
+            let below = v.total % 2 == 1 ? v.near >= v.total / 2 + 1
+                : v.near >= v.total / 2 + 1 || (v.near == v.total / 2 && (v.nearMax + v.farMin) / 2 < p.joinDistance)
             if below { landing[peak].append(root) }
         }
         for roots in landing { for root in roots.dropFirst() { union.join(roots[0], root) } }

@@ -187,3 +187,19 @@ func groupingMatchesGroupPy(name: String) throws {
     #expect(abs(average.centre.values[0] - 0.2) < 1e-7)
     #expect(abs(average.offsetX.values[0] - (0.1 - 0.3) / 2) < 1e-7)
 }
+
+@Test func tooManyComponentsTimesPeaksIsATypedErrorBeforeAllocating() throws {
+    // Isolated pixels every other row and column: 260² = 67,600 components (no speck rule), × 64 peaks
+    // is past the limit; × 8 is not.
+    let side = 520
+    let mask = GrayImage(width: side, height: side, pixels: (0 ..< side * side).map { ($0 / side) % 2 == 0 && ($0 % side) % 2 == 0 ? 255 : 0 })
+    let segmentation = InstanceSegmentation(mask: mask, options: InstanceOptions(minimumArea: .pixels(0)), threads: 2)
+    #expect(segmentation.instances.count == 67_600)
+    let cues = try PerfectCues.selfCheckScene().cues()
+    #expect(throws: MaskError.self) {
+        try segmentation.grouped(by: cues, parameters: InstanceGrouping.Parameters(maximumPeaks: 64), scoreRows: nil, threads: 1)
+    }
+    #expect(throws: Never.self) {
+        try segmentation.grouped(by: cues, parameters: InstanceGrouping.Parameters(maximumPeaks: 8), scoreRows: nil, threads: 2)
+    }
+}
