@@ -16,3 +16,17 @@ import TestSupport
     let refused = try URLSessionClient.send(server.base + "/api/remove?png-level=quick", method: "POST", body: photo)
     #expect(refused.status == 400 && refused.text.contains("or fast"))
 }
+
+/// `instances-by` is the CLI's `--instances-by`: asked of a model without instance heads it is the
+/// client's mistake (400, with the sentence the CLI prints), an unknown value too.
+@Test func instancesByOverHTTP() throws {
+    let server = try TestServer()
+    defer { server.stop() }
+    let photo = try ServerPhotos.twoAstronauts()
+    let components = try URLSessionClient.send(server.base + "/api/remove?instances-by=components", method: "POST", body: photo)
+    #expect(components.status == 200)
+    let model = try URLSessionClient.send(server.base + "/api/remove?instances-by=model", method: "POST", body: photo)
+    #expect(model.status == 400 && model.text.contains("has no instance heads"), "\(model.text)")
+    let unknown = try URLSessionClient.send(server.base + "/api/remove?instances-by=heads", method: "POST", body: photo)
+    #expect(unknown.status == 400 && unknown.text.contains("components, model"), "\(unknown.text)")
+}
