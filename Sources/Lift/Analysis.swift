@@ -7,7 +7,9 @@ import LiftTensor
 /// to the photo (bilinear, pixel centres aligned as the model's resize was), thresholded, feathered
 /// with a guided filter that uses the photo as guide (edges snap to the photo's edges, hair and fine
 /// detail come back as partial alpha), thresholded again for the hard mask, and split into connected
-/// subjects numbered by decreasing area. Shaped like VisionKit's `ImageAnalysis`: `subjects`, `subject(at:)`,
+/// subjects numbered by decreasing area (with `Options.instances == .model`, those components
+/// regrouped by the model's instance cues: touching subjects apart over the same mask). Shaped like
+/// VisionKit's `ImageAnalysis`: `subjects`, `subject(at:)`,
 /// `image(for:croppedToExtent:background:)`.
 public struct Analysis: Sendable {
     /// How the probability map becomes subjects.

@@ -5,7 +5,9 @@ import LiftImage
 /// IPP's): half-pixel centres, Float32 weights, each source row interpolated along x first, then
 /// the two rows along y; columns past the last cell take the last cell, rows are clamped. So the
 /// Swift grouping reads the same offsets and boundary values as `Tools/instances/group.py` (with
-/// `cv2.ipp.setUseIPP(False)`; IPP's results differ in the last digits).
+/// `cv2.ipp.setUseIPP(False)`; IPP's results differ in the last digits). One case differs: OpenCV
+/// resizes to exactly half the grid in both directions by area averaging, never the case for a
+/// photo larger than the model's cell grid.
 ///
 /// Only the per-column and per-row taps are stored (O(width + height)); values are computed for the
 /// pixels asked for (or from the horizontal pass of the few cell rows, `horizontalPass`), so no
