@@ -10,6 +10,9 @@ struct SubjectCase: Decodable, CustomStringConvertible, Sendable {
     let name: String
     let input: [Int]
     let output: [Int]
+    /// With a model exported with its instance heads: each further output's NHWC shape, by name
+    /// (`NAME.centre.f32`, … beside the case).
+    let instance_outputs: [String: [Int]]?
 
     var description: String { name }
 
@@ -45,6 +48,17 @@ struct SubjectModelTests {
             let maxDelta = maxAbsDifference(actual, expected)
             print("subject parity \(fixture.name) (\(threads) threads): max |Δ| = \(maxDelta)")
             #expect(maxDelta <= 1e-4, "\(fixture): max |Δ| \(maxDelta) on \(threads) threads")
+        }
+        // Instance heads, when the shipped file has them: every output, offsets (input pixels, tens
+        // of them) within 32 times the tolerance.
+        guard let heads = fixture.instance_outputs else { return }
+        let outputs = try model.runAll(input, threads: 2)
+        for (name, shape) in heads {
+            let index = try #require(model.outputNames.firstIndex(of: name), "the model has no output \(name)")
+            #expect(outputs[index].shape == TensorShape(n: shape[0], h: shape[1], w: shape[2], c: shape[3]))
+            let delta = maxAbsDifference(outputs[index].toArray(), try Fixtures.float32s("subject/\(fixture.name).\(name).f32"))
+            print("subject parity \(fixture.name) \(name): max |Δ| = \(delta)")
+            #expect(delta <= (name == "offset" ? 32e-4 : 1e-4), "\(fixture) \(name): max |Δ| \(delta)")
         }
     }
 }
