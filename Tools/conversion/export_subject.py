@@ -223,7 +223,11 @@ def write_fixtures(model, out_dir: Path, weights_path: Path, command: str):
         "NHWC `[1,H,W,1]`: the probability map PyTorch computes with the weights *as stored* in\n"
         "`Weights/subject.safetensors`, F16 included). Shapes, the weights' sha256 and the tolerance\n"
         "(max |difference| <= 1e-4) are in `fixtures.json`. The fixtures belong to those exact\n"
-        "weights: the export command rewrites both together.\n")
+        "weights: the export command rewrites both together.\n"
+        + ("\nWith the instance heads (`--instance-heads`): `NAME.centre.f32`, `NAME.offset.f32` and\n"
+           "`NAME.boundary.f32` are those outputs (NHWC at /4; shapes under `instance_outputs`; the Swift\n"
+           "test allows 32 times the tolerance on the offsets, which are in input pixels).\n"
+           if any("instance_outputs" in c for c in cases) else ""))
     return cases
 
 
