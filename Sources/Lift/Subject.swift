@@ -1,6 +1,8 @@
 import LiftMask
 
-/// One subject found in a photo: a connected foreground region of the refined mask.
+/// One subject found in a photo: a connected foreground region of the refined mask, or with
+/// instances by model (`InstanceSource.model`) what the model's instance cues make of the regions: a
+/// part of one (touching subjects apart) or several (the visible parts of an occluded subject).
 ///
 /// Subjects are numbered by decreasing area: `index` 0 is the largest. Its pixels carry the label
 /// `index + 1` in `Analysis.labels` (0 is background), as in Vision's `VNInstanceMaskObservation`.
