@@ -99,9 +99,11 @@ public struct CompositeRows: RGBARows, @unchecked Sendable {
                     if let a, x >= 0, x < width {
                         let value = a[x]  // clamped so any map (even NaN) gives a valid pixel
                         let s = row + x &* 4
-                        if opacity == .transparent && (value == 0 || (value == 1 && s[3] == 255)) {
+                        if opacity == .transparent
+                            && (value == 0 || (value == 1 && s[3] == 255 && !(colors?.nearOutline(x: x, y: y) ?? false))) {
                             // Most pixels of a cut-out: what the blend below gives exactly (alpha 0:
-                            // nothing; alpha 1 on an opaque pixel: the photo's colour, opaque), without it.
+                            // nothing; alpha 1 on an opaque pixel away from the outline: the photo's
+                            // colour, opaque), without it.
                             let o = out + fx &* 4
                             if value == 0 {
                                 o[0] = 0; o[1] = 0; o[2] = 0; o[3] = 0
@@ -111,7 +113,9 @@ public struct CompositeRows: RGBARows, @unchecked Sendable {
                             continue
                         }
                         var p = SIMD4<UInt8>(s[0], s[1], s[2], s[3])
-                        if let colors, value > 0, value < 1 { p = colors.decontaminated(p, alpha: value, x: x, y: y) }
+                        if let colors, value > 0, value < 1 || (value >= 1 && colors.nearOutline(x: x, y: y)) {
+                            p = colors.decontaminated(p, alpha: min(value, 1), x: x, y: y)
+                        }
                         foreground = SIMD4(Float(p[0]), Float(p[1]), Float(p[2]), 0)
                         coverage = (value > 0 ? min(value, 1) : 0) * Float(p[3]) * (1 / 255)
                     }

@@ -9,10 +9,13 @@ import LiftTensor
 /// background colours, weighted by α and 1-α, then the compositing equation corrected towards the
 /// observed colour: `F = F̄ + α (I - α F̄ - (1-α) B̄)`. Two levels (a wide, then a narrow window).
 /// The local means are computed on the guided filter's reduced grid and interpolated back, so the
-/// cost at full resolution is a few operations per edge pixel.
+/// cost at full resolution is a few operations per edge pixel. Then `FringeCorrection` pulls edge
+/// colours that still lie towards the local background (alpha too high there) back to the subject's,
+/// opaque pixels near the outline included.
 public enum ForegroundEstimation {
-    /// `photo` with the RGB of every pixel whose alpha is strictly between 0 and 1 replaced by its
-    /// estimated foreground colour; other pixels and the photo's own alpha channel are unchanged.
+    /// `photo` with the RGB of every pixel whose alpha is strictly between 0 and 1, and of opaque
+    /// pixels near the outline, replaced by its estimated foreground colour; other pixels and the
+    /// photo's own alpha channel are unchanged.
     /// - Parameters:
     ///   - photo: the photo (straight alpha).
     ///   - alpha: the subject's soft alpha at photo size, 0…1.
@@ -30,9 +33,9 @@ public enum ForegroundEstimation {
                         for x in 0 ..< width {
                             let i = y &* width &+ x
                             let alpha = a[i]
-                            guard alpha > 0, alpha < 1 else { continue }
+                            guard alpha > 0, alpha < 1 || colors.nearOutline(x: x, y: y) else { continue }
                             let o = out.nonEmptyBase + i &* 4
-                            let pixel = colors.decontaminated(SIMD4(o[0], o[1], o[2], o[3]), alpha: alpha, x: x, y: y)
+                            let pixel = colors.decontaminated(SIMD4(o[0], o[1], o[2], o[3]), alpha: min(alpha, 1), x: x, y: y)
                             o[0] = pixel[0]; o[1] = pixel[1]; o[2] = pixel[2]
                         }
                     }
@@ -129,18 +132,32 @@ final class LocalColorMeans: @unchecked Sendable {
                                  block: GuidedFilter.defaultSubsampling(width: photo.width, height: photo.height))
         planes = .allocate(capacity: 12 * grid.lowCount)
         ForegroundEstimation.localMeans(photo, alpha: alpha, grid: grid, planes: planes, threads: threads)
+        // localMeans leaves the photo's and alpha's block means in planes 0-3.
+        fringe = FringeCorrection(fine: planes, fineGrid: grid, threads: threads)
     }
+
+    /// The fringe correction applied after blur fusion.
+    private let fringe: FringeCorrection
+
+    /// Whether a pixel at photo pixel (x, y) with alpha 1 may be changed by `decontaminated`; where
+    /// this is false it keeps its colour.
+    @inline(__always)
+    func nearOutline(x: Int, y: Int) -> Bool { fringe.nearOutline(x: x, y: y) }
 
     deinit { planes.deallocate() }
 
     /// The photo pixel `pixel` (RGBA8 at photo pixel (x, y)) with its RGB replaced by the estimated
-    /// foreground colour `F̄ + α(I − αF̄ − (1−α)B̄)`, clamped and rounded; its alpha byte is kept.
-    /// For 0 < `alpha` < 1.
+    /// foreground colour: blur fusion's `F̄ + α(I − αF̄ − (1−α)B̄)` (the observed colour at α = 1), then
+    /// `FringeCorrection`, clamped and rounded; its alpha byte is kept. For 0 < `alpha` ≤ 1.
     @inline(__always)
     func decontaminated(_ pixel: SIMD4<UInt8>, alpha: Float, x: Int, y: Int) -> SIMD4<UInt8> {
-        let f = grid.sample3(planes + 4 &* grid.lowCount, x: x, y: y), b = grid.sample3(planes + 7 &* grid.lowCount, x: x, y: y)
         let observed = SIMD4<Float>(Float(pixel[0]), Float(pixel[1]), Float(pixel[2]), 0) * (1 / 255)
-        var estimate = f + alpha * (observed - alpha * f - (1 - alpha) * b)
+        var estimate = observed
+        if alpha < 1 {
+            let f = grid.sample3(planes + 4 &* grid.lowCount, x: x, y: y), b = grid.sample3(planes + 7 &* grid.lowCount, x: x, y: y)
+            estimate = f + alpha * (observed - alpha * f - (1 - alpha) * b)
+        }
+        estimate = fringe.corrected(estimate, x: x, y: y)
         estimate.replace(with: observed, where: .!(estimate .== estimate))  // NaN from a NaN map
         estimate = estimate.clamped(lowerBound: SIMD4(repeating: 0), upperBound: SIMD4(repeating: 1)) * 255
         return SIMD4(UInt8(estimate[0].rounded()), UInt8(estimate[1].rounded()), UInt8(estimate[2].rounded()), pixel[3])

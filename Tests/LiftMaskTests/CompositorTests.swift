@@ -176,4 +176,48 @@ import Testing
             #expect(cleaned.pixels[i ..< i + 4] == photo.pixels[i ..< i + 4])
         }
     }
+
+    /// A brown subject (x < 200) on a yellow field, with an alpha that keeps 5 px of the field at
+    /// full opacity and then falls to 0 over 6 px: the fringe on white that a 256-px map upsampled
+    /// to a bigger photo leaves (about L/128 each at L px; `Benchmarks/halo.py` measures it on real photos).
+    static func keptBand(subject: (UInt8, UInt8, UInt8)) -> (photo: RGBAImage, alpha: FloatMap) {
+        let width = 400, height = 24
+        var pixels = [UInt8](repeating: 255, count: width * height * 4)
+        var alpha = [Float](repeating: 0, count: width * height)
+        for y in 0 ..< height {
+            for x in 0 ..< width {
+                alpha[y * width + x] = min(max(Float(211 - x) / 6, 0), 1)
+                let i = (y * width + x) * 4
+                (pixels[i], pixels[i + 1], pixels[i + 2]) = x < 200 ? subject : (230, 210, 40)
+            }
+        }
+        return (RGBAImage(width: width, height: height, pixels: pixels), FloatMap(width: width, height: height, values: alpha))
+    }
+
+    @Test func aKeptBandOfBackgroundTakesTheSubjectsColour() throws {
+        let (photo, alpha) = Self.keptBand(subject: (80, 50, 30))
+        let cleaned = ForegroundEstimation.decontaminated(photo, alpha: alpha, threads: 2)
+        let row = 12 * 400
+        // The opaque yellow pixels just past the subject now show the subject's colour ...
+        for x in 200 ..< 206 {
+            let i = (row + x) * 4
+            let distance = zip([80, 50, 30], cleaned.pixels[i ..< i + 3]).map { abs($0 - Int($1)) }.max()!
+            #expect(distance <= 12, "x \(x): \(Array(cleaned.pixels[i ..< i + 4]))")
+        }
+        // ... while the subject's own pixels near the outline, those deep inside and the alpha bytes stay.
+        for x in [10, 150, 190, 199] {
+            let i = (row + x) * 4
+            #expect(cleaned.pixels[i ..< i + 4] == photo.pixels[i ..< i + 4], "x \(x)")
+        }
+    }
+
+    @Test func noFringeCorrectionWithoutColourEvidence() throws {
+        // The subject has the field's colour: nothing tells subject from background, nothing changes.
+        let (photo, alpha) = Self.keptBand(subject: (230, 210, 40))
+        let cleaned = ForegroundEstimation.decontaminated(photo, alpha: alpha, threads: 2)
+        for x in [150, 199, 202, 205] {
+            let i = (12 * 400 + x) * 4
+            #expect(cleaned.pixels[i ..< i + 4] == photo.pixels[i ..< i + 4], "x \(x)")
+        }
+    }
 }
