@@ -1,6 +1,9 @@
 /// Errors from the public `Lift` API: finding and loading a model, reading and writing image files,
 /// running the model. Lower stages' errors (PNG/JPEG decoding, weight parsing, masks) are carried
 /// inside with the file or model they concern, so the sentence says where it happened.
+///
+/// A minor version may add a case (2.1.0 added `noInstanceCues`): switch over it with a `default`,
+/// or use `description` / `detail`, which every case has.
 public enum LiftError: Error, Sendable, CustomStringConvertible {
     /// No weight file for `model` in any of the directories searched.
     case weightsNotFound(model: ModelName, searched: [String])
