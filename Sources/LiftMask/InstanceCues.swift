@@ -45,12 +45,7 @@ public struct InstanceCues: Sendable, Equatable {
         where !map.values.allSatisfy(\.isFinite) {
             throw MaskError.invalidParameter(name: name, value: "a value that is not finite", expected: "finite numbers")
         }
-        self.modelWidth = modelWidth
-        self.modelHeight = modelHeight
-        self.centre = centre
-        self.offsetY = offsetY
-        self.offsetX = offsetX
-        self.boundary = boundary
+        self.init(unchecked: modelWidth, modelHeight, centre, offsetY, offsetX, boundary)
     }
 
     /// Cells per row and per column.

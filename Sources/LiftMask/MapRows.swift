@@ -157,3 +157,31 @@ struct UpsampledRows: MapRowSampler, @unchecked Sendable {
         render(row: y, columns: 0 ..< width, into: out, prepared: scratch)
     }
 }
+
+extension MapRows {
+    /// The sum of the map over each run of a run-length mask of its size: run `r` covers columns
+    /// `runStart[r] ..< runEnd[r]` of the row `y` with `rowOffsets[y] ≤ r < rowOffsets[y + 1]`. With
+    /// `labels`, runs whose label is 0 are skipped (their sum stays 0).
+    func runSums(runStart: [Int32], runEnd: [Int32], rowOffsets: [Int], labels: [Int32]? = nil,
+                 threads: Int) -> [Double] {
+        var sums = [Double](repeating: 0, count: runStart.count)
+        withRowReader { read in
+            sums.withUnsafeMutableBufferPointer { sums in
+                nonisolated(unsafe) let sums = sums
+                Parallel.forEach(count: height, threads: threads, minimumPerPart: 64) { rows in
+                    let scratch = allocateScratch()
+                    defer { scratch.deallocate() }
+                    for y in rows where rowOffsets[y] < rowOffsets[y + 1] {
+                        let row = read(y, scratch)
+                        for r in rowOffsets[y] ..< rowOffsets[y + 1] where labels.map({ $0[r] != 0 }) ?? true {
+                            var sum: Float = 0
+                            for x in Int(runStart[r]) ..< Int(runEnd[r]) { sum += row[x] }
+                            sums[r] = Double(sum)
+                        }
+                    }
+                }
+            }
+        }
+        return sums
+    }
+}

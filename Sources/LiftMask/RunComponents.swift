@@ -159,25 +159,7 @@ struct RunComponents {
     /// The sum of `map` over each run.
     private func runSums(of map: MapRows, threads: Int) -> [Double] {
         precondition(map.width == width && map.height == height, "score map must match the mask size")
-        var sums = [Double](repeating: 0, count: runStart.count)
-        map.withRowReader { read in
-            sums.withUnsafeMutableBufferPointer { sums in
-                nonisolated(unsafe) let sums = sums
-                Parallel.forEach(count: height, threads: threads, minimumPerPart: 64) { rows in
-                    let scratch = map.allocateScratch()
-                    defer { scratch.deallocate() }
-                    for y in rows where rowOffsets[y] < rowOffsets[y + 1] {
-                        let row = read(y, scratch)
-                        for r in rowOffsets[y] ..< rowOffsets[y + 1] {
-                            var sum: Float = 0
-                            for x in Int(runStart[r]) ..< Int(runEnd[r]) { sum += row[x] }
-                            sums[r] = Double(sum)
-                        }
-                    }
-                }
-            }
-        }
-        return sums
+        return map.runSums(runStart: runStart, runEnd: runEnd, rowOffsets: rowOffsets, threads: threads)
     }
 
     /// Writes a label image: pixels of runs get `labelOf[component]`, all others 0.
