@@ -92,6 +92,8 @@ public struct CompositeRows: RGBARows, @unchecked Sendable {
             let a: UnsafePointer<Float>? = y >= 0 && y < height ? read(y, scratch + backdropBytes) : nil
             photo.pixels.withUnsafeBufferPointer { src in
                 let row = src.nonEmptyBase + (a == nil ? 0 : y &* width &* 4)
+                // Opaque pixels near the outline go through decontamination (its fringe correction).
+                let outline = a == nil ? nil : colors?.outlineLookup(y: y)
                 for fx in 0 ..< frame.width {
                     let x = frame.x &+ fx
                     var foreground = SIMD4<Float>()
@@ -99,8 +101,8 @@ public struct CompositeRows: RGBARows, @unchecked Sendable {
                     if let a, x >= 0, x < width {
                         let value = a[x]  // clamped so any map (even NaN) gives a valid pixel
                         let s = row + x &* 4
-                        if opacity == .transparent
-                            && (value == 0 || (value == 1 && s[3] == 255 && !(colors?.nearOutline(x: x, y: y) ?? false))) {
+                        let nearOutline = outline.map { $0.row[$0.cells[x]] != 0 } ?? false
+                        if opacity == .transparent && (value == 0 || (value == 1 && s[3] == 255 && !nearOutline)) {
                             // Most pixels of a cut-out: what the blend below gives exactly (alpha 0:
                             // nothing; alpha 1 on an opaque pixel away from the outline: the photo's
                             // colour, opaque), without it.
@@ -113,7 +115,7 @@ public struct CompositeRows: RGBARows, @unchecked Sendable {
                             continue
                         }
                         var p = SIMD4<UInt8>(s[0], s[1], s[2], s[3])
-                        if let colors, value > 0, value < 1 || (value >= 1 && colors.nearOutline(x: x, y: y)) {
+                        if let colors, value > 0, value < 1 || nearOutline {
                             p = colors.decontaminated(p, alpha: min(value, 1), x: x, y: y)
                         }
                         foreground = SIMD4(Float(p[0]), Float(p[1]), Float(p[2]), 0)

@@ -134,17 +134,56 @@ final class LocalColorMeans: @unchecked Sendable {
         ForegroundEstimation.localMeans(photo, alpha: alpha, grid: grid, planes: planes, threads: threads)
         // localMeans leaves the photo's and alpha's block means in planes 0-3.
         fringe = FringeCorrection(fine: planes, fineGrid: grid, threads: threads)
+        nearTransitionCells = .allocate(capacity: grid.lowCount)
+        markNearTransition(radius: grid.lowRadius(Double(max(photo.width, photo.height)) / 50), threads: threads)
+    }
+
+    deinit {
+        planes.deallocate()
+        nearTransitionCells.deallocate()
     }
 
     /// The fringe correction applied after blur fusion.
     private let fringe: FringeCorrection
 
+    /// Per grid node (row-major, `grid.lowCount`): 1 where some alpha below 1 lies within `L/50` px
+    /// (L the photo's longer side) of the node or its right, lower or lower-right neighbour, else 0.
+    /// A kept band of background is at most a few fringe widths (~L/128 each) from where alpha falls,
+    /// so opaque pixels farther in keep their colour without the correction's per-pixel work.
+    private let nearTransitionCells: UnsafeMutablePointer<UInt8>
+
+    /// Fills `nearTransitionCells` from the grid's alpha means (plane 3), with planes 10-11 as scratch.
+    private func markNearTransition(radius: Int, threads: Int) {
+        let n = grid.lowCount, w = grid.lowWidth, h = grid.lowHeight
+        let cover = planes + 10 &* n
+        cover.update(from: planes + 3 &* n, count: n)
+        BoxFilter.mean(cover, scratch: planes + 11 &* n, width: w, height: h, radius: radius, threads: threads)
+        for y in 0 ..< h {
+            for x in 0 ..< w {
+                var near = false
+                for dy in 0 ... min(1, h - 1 - y) {
+                    for dx in 0 ... min(1, w - 1 - x) where cover[(y &+ dy) &* w &+ x &+ dx] < 0.9999 { near = true }
+                }
+                nearTransitionCells[y &* w &+ x] = near ? 1 : 0
+            }
+        }
+    }
+
     /// Whether a pixel at photo pixel (x, y) with alpha 1 may be changed by `decontaminated`; where
     /// this is false it keeps its colour.
     @inline(__always)
-    func nearOutline(x: Int, y: Int) -> Bool { fringe.nearOutline(x: x, y: y) }
+    func nearOutline(x: Int, y: Int) -> Bool {
+        let (row, cells) = outlineLookup(y: y)
+        return row[cells[x]] != 0
+    }
 
-    deinit { planes.deallocate() }
+    /// `nearOutline` for photo row `y` as two tables, for loops over a row: pixel x is near when
+    /// `row[cells[x]] != 0`.
+    @inline(__always)
+    func outlineLookup(y: Int) -> (row: UnsafePointer<UInt8>, cells: UnsafePointer<Int>) {
+        (UnsafePointer(nearTransitionCells + grid.rows.first[y] &* grid.lowWidth), UnsafePointer(grid.columns.first))
+    }
+
 
     /// The photo pixel `pixel` (RGBA8 at photo pixel (x, y)) with its RGB replaced by the estimated
     /// foreground colour: blur fusion's `F̄ + α(I − αF̄ − (1−α)B̄)` (the observed colour at α = 1), then

@@ -22,15 +22,11 @@ import LiftTensor
 /// guided filter's (about 256 cells on the longer side; both windows span cells), read back
 /// bilinearly. `Benchmarks/halo.py` measures the fringe.
 final class FringeCorrection: @unchecked Sendable {
-    // @unchecked: the planes and cell flags are written once in init and only read afterwards.
+    // @unchecked: the nodes are written once in init and only read afterwards.
     private let grid: WorkingResolution
-    /// Eight planes of `grid.lowCount` floats: 0-2 F̂ R, G, B (0…1), 3 the window's share of sure
-    /// foreground, 4-6 B̂ R, G, B, 7 its share of sure background.
-    private let planes: UnsafeMutablePointer<Float>
-    /// Per coarse node (row-major): 1 where a photo pixel whose bilinear taps start at this node may
-    /// be corrected (the node or its right, lower or lower-right neighbour has over `foregroundStart`
-    /// sure foreground and at least `bandStart` sure background in its window), else 0.
-    private let nearOutlineCells: UnsafeMutablePointer<UInt8>
+    /// Per coarse node (row-major, `grid.lowCount`): lanes 0-2 F̂ R, G, B (0…1), 3 the window's share
+    /// of sure foreground, 4-6 B̂ R, G, B, 7 its share of sure background (one load per bilinear tap).
+    private let nodes: UnsafeMutablePointer<SIMD8<Float>>
 
     /// Share of sure background in the window from which the correction starts, and where it is whole.
     private static let bandStart: Float = 0.02, bandFull: Float = 0.1
@@ -43,21 +39,22 @@ final class FringeCorrection: @unchecked Sendable {
         let factor = 4
         grid = WorkingResolution(width: fineGrid.width, height: fineGrid.height, block: fineGrid.block * factor)
         let n = grid.lowCount
-        planes = .allocate(capacity: 8 * n)
-        nearOutlineCells = .allocate(capacity: n)
+        nodes = .allocate(capacity: n)
         let longer = Double(max(grid.width, grid.height))
-        // Scratch: 0-2 I, 3 α, 4 box(α) over the erosion, 5 box-filter scratch.
-        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 6 * n)
-        defer { scratch.deallocate() }
-        Self.coarsen(fine, grid: fineGrid, factor: factor, into: scratch, lowWidth: grid.lowWidth, lowHeight: grid.lowHeight)
-        sureMeans(scratch, erosion: grid.lowRadius(longer / 100), radius: grid.lowRadius(longer / 20), threads: threads)
-        markNearOutline()
+        // Planes: 0-2 I, 3 α, 4 box(α) over the erosion, 5 box-filter scratch, 6-13 the sure means.
+        let planes = UnsafeMutablePointer<Float>.allocate(capacity: 14 * n)
+        defer { planes.deallocate() }
+        Self.coarsen(fine, grid: fineGrid, factor: factor, into: planes, lowWidth: grid.lowWidth, lowHeight: grid.lowHeight)
+        Self.sureMeans(planes, grid: grid, erosion: grid.lowRadius(longer / 100), radius: grid.lowRadius(longer / 20),
+                       threads: threads)
+        for i in 0 ..< n {
+            var node = SIMD8<Float>()
+            for lane in 0 ..< 8 { node[lane] = planes[(6 &+ lane) &* n &+ i] }
+            nodes[i] = node
+        }
     }
 
-    deinit {
-        planes.deallocate()
-        nearOutlineCells.deallocate()
-    }
+    deinit { nodes.deallocate() }
 
     /// Means of `factor` × `factor` cells of the four fine planes into the first four planes of `out`
     /// (the coarse grid, `lowWidth` × `lowHeight`; edge cells average the fine cells they cover).
@@ -82,68 +79,53 @@ final class FringeCorrection: @unchecked Sendable {
         }
     }
 
-    /// Sure foreground (box(α) over `erosion` cells ≥ 0.99) and sure background (≤ 0.01), their mean
-    /// colours and window shares over `radius` cells into `planes`, from `scratch`'s I and α.
-    private func sureMeans(_ scratch: UnsafeMutablePointer<Float>, erosion: Int, radius: Int, threads: Int) {
+    /// Sure foreground (box(α) over `erosion` cells ≥ 0.99) and sure background (≤ 0.01), from I
+    /// (planes 0-2) and α (3): their mean colours and window shares over `radius` cells into planes
+    /// 6-13 (F̂ R, G, B, foreground share, B̂ R, G, B, background share); 4-5 are scratch.
+    private static func sureMeans(_ p: UnsafeMutablePointer<Float>, grid: WorkingResolution, erosion: Int, radius: Int,
+                                  threads: Int) {
         let n = grid.lowCount
-        let p = planes
-        (scratch + 4 * n).update(from: scratch + 3 * n, count: n)
-        BoxFilter.mean(scratch + 4 * n, scratch: scratch + 5 * n, width: grid.lowWidth, height: grid.lowHeight,
+        (p + 4 * n).update(from: p + 3 * n, count: n)
+        BoxFilter.mean(p + 4 * n, scratch: p + 5 * n, width: grid.lowWidth, height: grid.lowHeight,
                        radius: erosion, threads: threads)
         for i in 0 ..< n {
-            let cover = scratch[4 &* n &+ i]
+            let cover = p[4 &* n &+ i]
             let foreground: Float = cover >= 0.99 ? 1 : 0, background: Float = cover <= 0.01 ? 1 : 0
             for c in 0 ..< 3 {
-                p[c &* n &+ i] = scratch[c &* n &+ i] * foreground
-                p[(4 &+ c) &* n &+ i] = scratch[c &* n &+ i] * background
+                p[(6 &+ c) &* n &+ i] = p[c &* n &+ i] * foreground
+                p[(10 &+ c) &* n &+ i] = p[c &* n &+ i] * background
             }
-            p[3 &* n &+ i] = foreground
-            p[7 &* n &+ i] = background
+            p[9 &* n &+ i] = foreground
+            p[13 &* n &+ i] = background
         }
-        for plane in 0 ..< 8 {
-            BoxFilter.mean(p + plane * n, scratch: scratch + 5 * n, width: grid.lowWidth, height: grid.lowHeight,
+        for plane in 6 ..< 14 {
+            BoxFilter.mean(p + plane * n, scratch: p + 5 * n, width: grid.lowWidth, height: grid.lowHeight,
                            radius: radius, threads: threads)
         }
         for i in 0 ..< n {
-            let f = 1 / (p[3 &* n &+ i] + 1e-5), b = 1 / (p[7 &* n &+ i] + 1e-5)
+            let f = 1 / (p[9 &* n &+ i] + 1e-5), b = 1 / (p[13 &* n &+ i] + 1e-5)
             for c in 0 ..< 3 {
-                p[c &* n &+ i] *= f
-                p[(4 &+ c) &* n &+ i] *= b
+                p[(6 &+ c) &* n &+ i] *= f
+                p[(10 &+ c) &* n &+ i] *= b
             }
         }
-    }
-
-    private func markNearOutline() {
-        let n = grid.lowCount, w = grid.lowWidth, h = grid.lowHeight
-        let foreground = planes + 3 &* n, background = planes + 7 &* n
-        for y in 0 ..< h {
-            for x in 0 ..< w {
-                var near = false
-                for dy in 0 ... min(1, h - 1 - y) {
-                    for dx in 0 ... min(1, w - 1 - x) {
-                        let i = (y &+ dy) &* w &+ x &+ dx
-                        if background[i] >= Self.bandStart && foreground[i] > Self.foregroundStart { near = true }
-                    }
-                }
-                nearOutlineCells[y &* w &+ x] = near ? 1 : 0
-            }
-        }
-    }
-
-    /// Whether the pixel at photo pixel (x, y) may be changed by `corrected`; where this is false,
-    /// `corrected` returns its input.
-    @inline(__always)
-    func nearOutline(x: Int, y: Int) -> Bool {
-        nearOutlineCells[grid.rows.first[y] &* grid.lowWidth &+ grid.columns.first[x]] != 0
     }
 
     /// `estimate` (a foreground colour R, G, B, 0…1, lane 3 ignored and returned 0) at photo pixel
-    /// (x, y) after the correction.
+    /// (x, y) after the correction; unchanged (lane 3 zeroed) where the window holds too little sure
+    /// foreground or background.
     @inline(__always)
     func corrected(_ estimate: SIMD4<Float>, x: Int, y: Int) -> SIMD4<Float> {
         var estimate = estimate
         estimate[3] = 0
-        var foreground = grid.sample4(planes, x: x, y: y), background = grid.sample4(planes + 4 &* grid.lowCount, x: x, y: y)
+        let w = grid.lowWidth
+        let top = grid.rows.first[y] &* w, bottom = grid.rows.second[y] &* w
+        let left = grid.columns.first[x], right = grid.columns.second[x]
+        let wx = grid.columns.weight[x], wy = grid.rows.weight[y]
+        let upper = nodes[top &+ left] + wx * (nodes[top &+ right] - nodes[top &+ left])
+        let lower = nodes[bottom &+ left] + wx * (nodes[bottom &+ right] - nodes[bottom &+ left])
+        let model = upper + wy * (lower - upper)
+        var foreground = model.lowHalf, background = model.highHalf
         let share = background[3]
         guard share > Self.bandStart, foreground[3] > Self.foregroundStart else { return estimate }
         foreground[3] = 0
