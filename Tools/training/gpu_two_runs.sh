@@ -7,15 +7,17 @@
 # $CODE = the Tools folder to run from (default Tools; a frozen copy under Tools/.pack/ keeps a run
 # safe from edits made here while the parts travel).
 # Files back are limited to 8 and 64 MiB in all: six 15-MB snapshots are too many for one call, so
-# fetch the rest (/tmp/runB/snap-*.pt) with a second call while the machine is warm.
+# fetch the rest (Tools/.pack/runs/B/snap-*.pt, ignored) with a second call while the machine is warm.
 set -u
 MIN=$1
 CODE=${CODE:-Tools}
+runs=Tools/.pack/runs
+mkdir -p "$runs"
 ls -la Tools/.pack/*/duts-tr.npz
 common="--pack Tools/.pack --init Weights/subject.safetensors --minutes $MIN --zoom-in-p 0.25 --paste-p 0.25 --encoder-lr-scale 0.3 --snapshots 0.5 0.75 1.0 --no-raw"
-PYTHONUNBUFFERED=1 python3 "$CODE/training/train_subject_gpu.py" $common --lr 2.5e-4 --seed 1 --out /tmp/runA > /tmp/runA.log 2>&1 &
-PYTHONUNBUFFERED=1 python3 "$CODE/training/train_subject_gpu.py" $common --lr 8e-4 --seed 2 --out /tmp/runB > /tmp/runB.log 2>&1 &
+PYTHONUNBUFFERED=1 python3 "$CODE/training/train_subject_gpu.py" $common --lr 2.5e-4 --seed 1 --out "$runs/A" > "$runs/A.log" 2>&1 &
+PYTHONUNBUFFERED=1 python3 "$CODE/training/train_subject_gpu.py" $common --lr 8e-4 --seed 2 --out "$runs/B" > "$runs/B.log" 2>&1 &
 wait
-for r in A B; do for f in /tmp/run$r/snap-*.pt; do cp "$f" "$OUT/$r-$(basename "$f")"; done; done
-tar -C /tmp -cf "$OUT/logs.tar" runA.log runB.log $(cd /tmp && ls runA/gpu-train.json runB/gpu-train.json 2>/dev/null)
-cat /tmp/runA.log /tmp/runB.log
+for r in A B; do for f in "$runs/$r"/snap-*.pt; do cp "$f" "$OUT/$r-$(basename "$f")"; done; done
+tar -C "$runs" -cf "$OUT/logs.tar" A.log B.log $(cd "$runs" && ls A/gpu-train.json B/gpu-train.json 2>/dev/null)
+cat "$runs/A.log" "$runs/B.log"
