@@ -101,21 +101,23 @@ public struct CompositeRows: RGBARows, @unchecked Sendable {
                     if let a, x >= 0, x < width {
                         let value = a[x]  // clamped so any map (even NaN) gives a valid pixel
                         let s = row + x &* 4
-                        let nearOutline = outline.map { $0.row[$0.cells[x]] != 0 } ?? false
-                        if opacity == .transparent && (value == 0 || (value == 1 && s[3] == 255 && !nearOutline)) {
+                        if opacity == .transparent && (value == 0 || (value == 1 && s[3] == 255)) {
                             // Most pixels of a cut-out: what the blend below gives exactly (alpha 0:
-                            // nothing; alpha 1 on an opaque pixel away from the outline: the photo's
-                            // colour, opaque), without it.
+                            // nothing; alpha 1 on an opaque pixel: its colour, decontaminated near the
+                            // outline, opaque), without it.
                             let o = out + fx &* 4
                             if value == 0 {
                                 o[0] = 0; o[1] = 0; o[2] = 0; o[3] = 0
+                            } else if let colors, let outline, outline.row[outline.cells[x]] != 0 {
+                                let p = colors.decontaminated(SIMD4(s[0], s[1], s[2], 255), alpha: 1, x: x, y: y)
+                                o[0] = p[0]; o[1] = p[1]; o[2] = p[2]; o[3] = 255
                             } else {
                                 o[0] = s[0]; o[1] = s[1]; o[2] = s[2]; o[3] = 255
                             }
                             continue
                         }
                         var p = SIMD4<UInt8>(s[0], s[1], s[2], s[3])
-                        if let colors, value > 0, value < 1 || nearOutline {
+                        if let colors, value > 0, value < 1 || (outline.map { $0.row[$0.cells[x]] != 0 } ?? false) {
                             p = colors.decontaminated(p, alpha: min(value, 1), x: x, y: y)
                         }
                         foreground = SIMD4(Float(p[0]), Float(p[1]), Float(p[2]), 0)
