@@ -184,7 +184,6 @@ final class LocalColorMeans: @unchecked Sendable {
         (UnsafePointer(nearTransitionCells + grid.rows.first[y] &* grid.lowWidth), UnsafePointer(grid.columns.first))
     }
 
-
     /// The photo pixel `pixel` (RGBA8 at photo pixel (x, y)) with its RGB replaced by the estimated
     /// foreground colour: blur fusion's `F̄ + α(I − αF̄ − (1−α)B̄)` (the observed colour at α = 1), then
     /// `FringeCorrection`, clamped and rounded; its alpha byte is kept. For 0 < `alpha` ≤ 1.
