@@ -72,6 +72,11 @@ class Split:
         a, b = int(self.offsets[i]), int(self.offsets[i + 1])
         return self.flat_rgb[a * 3:b * 3].reshape(h, w, 3), self.flat_mask[a:b].reshape(h, w)
 
+    def with_masks(self, flat_mask):
+        """The same photos with other masks (flat uint8, same layout), e.g. distillation targets."""
+        assert flat_mask.shape == self.flat_mask.shape and flat_mask.dtype == np.uint8
+        return Split(self.keys, self.shapes, self.flat_rgb, flat_mask, self.offsets)
+
 
 class Joined:
     """Several splits read as one (only `len` and `pair`, which is all TrainBatches needs)."""
@@ -87,6 +92,12 @@ class Joined:
     def pair(self, i):
         j = int(np.searchsorted(self.starts, i, side="right")) - 1
         return self.splits[j].pair(i - int(self.starts[j]))
+
+
+def blend_targets(masks, teacher, share: float):
+    """(1 - share) masks + share teacher, rounded, as flat uint8 (both flat uint8, same layout)."""
+    blended = (1.0 - share) * masks.astype(np.float32) + share * teacher.astype(np.float32)
+    return np.clip(np.rint(blended), 0, 255).astype(np.uint8)
 
 
 def _decode_shards(folder, shard_names):

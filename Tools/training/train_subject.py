@@ -36,6 +36,8 @@ Instance heads (issue 39, off by default; Tools/TRAINING.md "Next: instance head
   validation (it cannot change); instead the instance losses of model and EMA on 64 held-out
   synthetic samples at each validation. --instance-context gives the heads the decoder's /8, /16
   and /32 maps too (subject_model.InstanceHeads, context).
+Distillation (off by default): --distill D trains on (1 - D) mask + D teacher, the teacher being
+  what `accurate` combines before refinement (Tools/training/teacher_maps.py writes it per split).
 """
 from __future__ import annotations
 
@@ -51,9 +53,10 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/: liftpy/ and the job folders import from there
 from evaluation.eval_subject import cut_mae, predict_torch, sod_metrics  # noqa: E402
-from liftpy.duts_data import VAL_SETS, Joined, TrainBatches, load_split  # noqa: E402
+from liftpy.duts_data import VAL_SETS, Joined, TrainBatches, blend_targets, load_split  # noqa: E402
 from liftpy.repository import git_commit  # noqa: E402
 from liftpy.subject_model import SubjectNet, count_macs, grow, net_for, variant_of, with_instance_heads  # noqa: E402
+from training.teacher_maps import load_teacher  # noqa: E402
 from training.training_recipe import (EMA, calibrate_from_export, instance_loss, instance_targets,  # noqa: E402
                                       loss_fn, lr_at, param_groups)
 
@@ -62,7 +65,7 @@ REPO = Path(__file__).resolve().parents[2]
 # warm-up, base learning rate and length, are in the checkpoint itself).
 RECIPE_ARGS = ("size", "batch", "wd", "ema", "zoom_out_p", "zoom_canvas", "crop_area", "val_size", "val_every", "seed",
                "train_extra", "zoom_in_p", "zoom_in_area", "paste_p", "paste_scale", "val_sets",
-               "bg_weight", "edge_weight", "encoder_lr_scale",
+               "bg_weight", "edge_weight", "encoder_lr_scale", "distill",
                "instance_heads", "no_boundary_head", "synth_share", "centre_weight", "offset_weight",
                "boundary_weight", "instance_lr_scale", "freeze_foreground", "instance_context",
                "init", "person_init", "imagenet_init", "grow_from", "variant")  # the last five: where the run began
@@ -114,6 +117,9 @@ def main():
                     help="BCE weight of background pixels (> 1 costs false foreground more)")
     ap.add_argument("--edge-weight", type=float, default=0.0,
                     help="weight pixels near the outline up to 1 + this (F3Net's structure loss: 5); 0 = plain")
+    ap.add_argument("--distill", type=float, default=0.0,
+                    help="share D of every training target taken from the teacher's soft maps "
+                         "(Tools/training/teacher_maps.py, written first): (1 - D) mask + D teacher; 0 = masks only")
     ap.add_argument("--size", type=int, default=256)
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--lr", type=float, default=2e-3)
@@ -186,16 +192,23 @@ def main():
 
     if a.resume:  # the run's data and validation sets, unless this command line changes them
         resumed_args = torch.load(a.resume, map_location="cpu", weights_only=False)["args"]
-        for key in ("train_extra", "val_sets", "instance_heads", "synth_share", "freeze_foreground"):
+        for key in ("train_extra", "distill", "val_sets", "instance_heads", "synth_share", "freeze_foreground"):
             if key in resumed_args and "--" + key.replace("_", "-") not in sys.argv:
                 setattr(a, key, resumed_args[key])
     if a.freeze_foreground:
         if not (a.instance_heads and (a.init or a.resume)):
             sys.exit("--freeze-foreground trains instance heads on a trained network: give --instance-heads and --init")
         a.synth_share = 1.0  # every sample synthetic: only the heads learn
-    train = duts_tr = load_split("train")
+    def training_split(name):
+        """A training split; with --distill its masks blended with the teacher's maps."""
+        split = load_split(name)
+        if a.distill > 0:
+            split = split.with_masks(blend_targets(split.flat_mask, load_teacher(name, split), a.distill))
+        return split
+
+    train = duts_tr = training_split("train")
     if a.train_extra:
-        train = Joined(train, load_split("extra"))
+        train = Joined(train, training_split("extra"))
     vals = {}  # validation set name -> (split, ground truths)
     for name in ([] if a.freeze_foreground else a.val_sets.split(",")):
         split = load_split(VAL_SETS[name])
