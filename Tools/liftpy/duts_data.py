@@ -135,11 +135,17 @@ def load_split(name: str, use_cache: bool = True) -> Split:
     rgb = np.concatenate([photos[k].reshape(-1) for k in keys])
     mask = np.concatenate([masks[k].reshape(-1) for k in keys])
     if use_cache:
-        CACHE_DIR.mkdir(parents=True, exist_ok=True)
-        tmp = cache.with_suffix(f".{os.getpid()}.tmp.npz")  # runs started together each write their own
-        np.savez(tmp, keys=np.array(keys), shapes=shapes, rgb=rgb, mask=mask, offsets=offsets)
-        os.replace(tmp, cache)
+        save_npz(cache, keys=np.array(keys), shapes=shapes, rgb=rgb, mask=mask, offsets=offsets)
     return Split(keys, shapes, rgb, mask, offsets)
+
+
+def save_npz(path: Path, **arrays):
+    """Writes `arrays` to `path` (.npz) atomically: a file of this process renamed into place, so
+    runs started together each write their own and a reader never sees half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")
+    np.savez(tmp, **arrays)
+    os.replace(tmp, path)
 
 
 def stretch(photo: np.ndarray, size: int) -> np.ndarray:

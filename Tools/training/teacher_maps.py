@@ -14,7 +14,6 @@ array in the split's own order and offsets (duts_data.Split), checked against th
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
 import tempfile
@@ -25,7 +24,7 @@ import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/
-from liftpy.duts_data import CACHE_DIR, load_split  # noqa: E402
+from liftpy.duts_data import CACHE_DIR, load_split, save_npz  # noqa: E402
 
 # The two `lift` runs: the subject model's unrefined balanced map, U²-Net-small's one plain pass.
 TEACHER_RUNS = {"subject": ["--no-refine"], "u2netp": ["-m", "u2netp", "--quality", "fast", "--no-refine"]}
@@ -51,23 +50,19 @@ def write_teacher(binary: str, split_name: str, threads: int):
         photos.mkdir()
         for k, key in enumerate(split.keys):
             cv2.imwrite(str(photos / f"{key}.png"), split.pair(k)[0][..., ::-1])
-        maps = {}
         for name, args in TEACHER_RUNS.items():
             run_lift(binary, photos, tmp / name, args, threads)
-            maps[name] = tmp / name
             print(f"{split_name}: {name} maps for {len(split)} photos, {time.time() - start:.0f} s", flush=True)
         flat = np.empty_like(split.flat_mask)
         for k, key in enumerate(split.keys):
             h, w = (int(v) for v in split.shapes[k])
-            a, b = (cv2.imread(str(maps[n] / f"{key}.mask.png"), cv2.IMREAD_GRAYSCALE) for n in TEACHER_RUNS)
+            a, b = (cv2.imread(str(tmp / n / f"{key}.mask.png"), cv2.IMREAD_GRAYSCALE) for n in TEACHER_RUNS)
             if a is None or b is None or a.shape != (h, w) or b.shape != (h, w):
                 sys.exit(f"{split_name}/{key}: a teacher map is missing or not {w}x{h}")
             combined = np.clip(a.astype(np.int16) + b.astype(np.int16) - 128, 0, 255)  # clamp(a + b - 0.5)
             flat[int(split.offsets[k]):int(split.offsets[k + 1])] = combined.reshape(-1)
     out = teacher_path(split_name)
-    tmp_out = out.with_suffix(f".{os.getpid()}.tmp.npz")
-    np.savez(tmp_out, keys=np.array(split.keys), mask=flat)
-    os.replace(tmp_out, out)
+    save_npz(out, keys=np.array(split.keys), mask=flat)
     print(f"{split_name}: wrote {out} in {time.time() - start:.0f} s", flush=True)
 
 
