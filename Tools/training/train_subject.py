@@ -38,6 +38,15 @@ Instance heads (issue 39, off by default; Tools/TRAINING.md "Next: instance head
   and /32 maps too (subject_model.InstanceHeads, context).
 Distillation (off by default): --distill D trains on (1 - D) mask + D teacher, the teacher being
   what `accurate` combines before refinement (Tools/training/teacher_maps.py writes it per split).
+Issue 39, joint training that holds the foreground (all off by default; Tools/TRAINING.md):
+  --centre-loss focal: CenterNet's penalty-reduced focal loss on the centre heatmap (alpha 2, beta 4,
+  per instance centre; the Gaussian target's nearest cell set to 1; fresh heads' centre bias -2.19),
+  --centre-weight then defaults to 1 (CenterNet's). --teacher FILE (an exported .safetensors, loaded
+  as --init loads one, frozen, eval mode): its foreground probabilities on every sample of the batch
+  (composites included) are a second target, --distill-weight W x the recipe's loss (BCE + soft IoU,
+  final and side outputs) against them. --synth-fg-weight S weighs the recipe's foreground loss on
+  synthetic composites (not on the untouched photos of the synthetic stream); 0 drops it.
+  --log-every N: the step lines' window (default 50).
 """
 from __future__ import annotations
 
@@ -58,7 +67,7 @@ from liftpy.repository import git_commit  # noqa: E402
 from liftpy.subject_model import SubjectNet, count_macs, grow, net_for, variant_of, with_instance_heads  # noqa: E402
 from training.teacher_maps import load_teacher  # noqa: E402
 from training.training_recipe import (EMA, calibrate_from_export, instance_loss, instance_targets,  # noqa: E402
-                                      loss_fn, lr_at, param_groups)
+                                      loss_fn, lr_at, param_groups, sample_weighted_loss)
 
 REPO = Path(__file__).resolve().parents[2]
 # Flags a --resume takes from the checkpoint's run unless given again (the schedule's own numbers,
@@ -68,6 +77,7 @@ RECIPE_ARGS = ("size", "batch", "wd", "ema", "zoom_out_p", "zoom_canvas", "crop_
                "bg_weight", "edge_weight", "encoder_lr_scale", "distill",
                "instance_heads", "no_boundary_head", "synth_share", "centre_weight", "offset_weight",
                "boundary_weight", "instance_lr_scale", "freeze_foreground", "instance_context",
+               "centre_loss", "teacher", "distill_weight", "synth_fg_weight", "log_every",
                "init", "person_init", "imagenet_init", "grow_from", "variant")  # the last five: where the run began
 
 
@@ -146,7 +156,13 @@ def main():
                     help="share of each batch made by Tools/instances/synth.py (touching composites and "
                          "untouched photos; the rest stays DUTS views); needed by --instance-heads")
     ap.add_argument("--synth-workers", type=int, default=1, help="processes making the synthetic samples")
-    ap.add_argument("--centre-weight", type=float, default=200.0, help="centre heatmap MSE weight (Panoptic-DeepLab)")
+    ap.add_argument("--centre-loss", choices=("mse", "focal"), default="mse",
+                    help="the centre heatmap's loss: Panoptic-DeepLab's MSE against the Gaussian, or "
+                         "CenterNet's penalty-reduced focal loss (alpha 2, beta 4, per instance centre; the "
+                         "Gaussian's nearest cell set to 1; fresh heads' centre bias -2.19)")
+    ap.add_argument("--centre-weight", type=float, default=None,
+                    help="centre loss weight (default: 200 with mse, Panoptic-DeepLab's; 1 with focal, "
+                         "CenterNet's, whose focal term is already normalised per instance centre)")
     ap.add_argument("--offset-weight", type=float, default=0.01,
                     help="offset L1 weight, offsets in input pixels (Panoptic-DeepLab)")
     ap.add_argument("--boundary-weight", type=float, default=1.0, help="touching-boundary BCE weight")
@@ -157,6 +173,16 @@ def main():
                          "the foreground network stays bit-identical to --init (eval mode, no gradients)")
     ap.add_argument("--instance-context", action="store_true",
                     help="instance heads that also read the decoder's /8, /16 and /32 maps (a light instance decoder)")
+    ap.add_argument("--teacher", help="an exported .safetensors (e.g. Weights/subject.safetensors), frozen: its "
+                                      "foreground probabilities on every training sample are a second target "
+                                      "(joint training only, not with --freeze-foreground)")
+    ap.add_argument("--distill-weight", type=float, default=1.0,
+                    help="with --teacher: weight of the recipe's loss against the teacher's probabilities")
+    ap.add_argument("--synth-fg-weight", type=float, default=1.0,
+                    help="weight of the recipe's foreground loss on synthetic composites (their target is the "
+                         "union of every pasted object); 0 drops it; the synthetic stream's untouched photos "
+                         "and the DUTS views keep weight 1")
+    ap.add_argument("--log-every", type=int, default=50, help="steps per training log line")
     ap.add_argument("--max-steps", type=int, default=0, help="stop (with a checkpoint) after this many steps of this invocation")
     ap.add_argument("--seed", type=int, default=None,
                     help="data order and augmentation (default: a new one per run, recorded in its checkpoints; "
@@ -195,6 +221,8 @@ def main():
         for key in ("train_extra", "distill", "val_sets", "instance_heads", "synth_share", "freeze_foreground"):
             if key in resumed_args and "--" + key.replace("_", "-") not in sys.argv:
                 setattr(a, key, resumed_args[key])
+    if a.teacher and a.freeze_foreground:
+        sys.exit("--teacher holds the foreground in joint training; --freeze-foreground keeps it fixed already")
     if a.freeze_foreground:
         if not (a.instance_heads and (a.init or a.resume)):
             sys.exit("--freeze-foreground trains instance heads on a trained network: give --instance-heads and --init")
@@ -267,8 +295,22 @@ def main():
                                                context=a.instance_context)
             log(f"instance heads: {len(fresh)} tensors initialised fresh (seed {a.seed}), loaded with "
                 f"strict=False for just these keys ({fresh[0]} ... {fresh[-1]}); every other tensor as above")
+            if a.centre_loss == "focal":  # CenterNet's prior: -log((1 - 0.1) / 0.1)
+                with torch.no_grad():
+                    model.instance.branches["centre"][-1].bias.fill_(-2.19)
+                log("--centre-loss focal: the centre head's bias starts at -2.19 (CenterNet's prior, p 0.1)")
+    if a.centre_weight is None:  # (a --resume's checkpoint has it: 200 in runs from before --centre-loss)
+        a.centre_weight = 1.0 if a.centre_loss == "focal" else 200.0
     model = model.to(memory_format=torch.channels_last)
     frozen = bool(a.freeze_foreground)
+    teacher = None
+    if a.teacher:  # frozen, in eval mode (its BatchNorms the identities load_exported_weights makes)
+        from conversion.export_subject import load_exported
+        teacher = load_exported(a.teacher).eval().to(memory_format=torch.channels_last)
+        for p in teacher.parameters():
+            p.requires_grad_(False)
+        log(f"teacher: {a.teacher} (variant {teacher.variant}, frozen, eval mode), its foreground probabilities "
+            f"on every sample x {a.distill_weight}; the recipe's loss on synthetic composites x {a.synth_fg_weight}")
     if frozen:  # nothing outside the heads needs or gets a gradient; AdamW sees the heads only
         for name, p in model.named_parameters():
             p.requires_grad_(name.startswith("instance."))
@@ -340,12 +382,30 @@ def main():
             ids = torch.stack([torch.from_numpy(s["ids"]) for s in part])
             bnd = torch.stack([torch.from_numpy(s["boundary"]) for s in part])
             _, inst = m.forward_instances(xv.contiguous(memory_format=torch.channels_last))
-            tgt = instance_targets(ids, bnd, stride=xv.shape[2] // inst["centre"].shape[2])
-            _, terms = instance_loss(inst, tgt, a.centre_weight, a.offset_weight, a.boundary_weight)
+            tgt = instance_targets(ids, bnd, stride=xv.shape[2] // inst["centre"].shape[2],
+                                   peaks=a.centre_loss == "focal")
+            _, terms = instance_loss(inst, tgt, a.centre_weight, a.offset_weight, a.boundary_weight, a.centre_loss)
             for k, v in terms.items():
                 sums[k] = sums.get(k, 0.0) + v * len(part)
             n += len(part)
         return {k: v / n for k, v in sums.items()}
+
+    def foreground_loss(outputs, yt, b):
+        """The recipe's loss on the whole batch; with --synth-fg-weight != 1 the synthetic composites'
+        images weighted by it (DUTS views and the synthetic stream's untouched photos: 1)."""
+        if a.synth_fg_weight == 1.0 or not n_synth:
+            return recipe_loss(outputs, yt)
+        weights = [1.0] * (yt.shape[0] - n_synth) + [a.synth_fg_weight if c else 1.0 for c in b["composite"].tolist()]
+        return sample_weighted_loss(recipe_loss, outputs, yt, weights)
+
+    def distill_term(outputs, xt):
+        """--distill-weight x the recipe's loss against the frozen teacher's probabilities on every
+        sample (its own augmented input; logged unweighted as `teacher`)."""
+        with torch.no_grad():
+            soft = torch.sigmoid(teacher(xt))
+        term = recipe_loss(outputs, soft)
+        inst_win["teacher"] = inst_win.get("teacher", 0.0) + float(term.detach())
+        return a.distill_weight * term
 
     train_mode()
     t_start = time.time()
@@ -375,19 +435,29 @@ def main():
             with torch.no_grad():
                 _, feats = model.forward_features(xt)
             inst = model.instance(feats)
-            target = instance_targets(b["ids"], b["boundary"], stride=xt.shape[2] // inst["centre"].shape[2])
-            loss, terms = instance_loss(inst, target, a.centre_weight, a.offset_weight, a.boundary_weight)
+            target = instance_targets(b["ids"], b["boundary"], stride=xt.shape[2] // inst["centre"].shape[2],
+                                      peaks=a.centre_loss == "focal")
+            loss, terms = instance_loss(inst, target, a.centre_weight, a.offset_weight, a.boundary_weight,
+                                        a.centre_loss)
             for k, v in terms.items():
                 inst_win[k] = inst_win.get(k, 0.0) + v
         elif model.instance is not None:
             outputs, inst = model.forward_instances(xt)
-            target = instance_targets(b["ids"], b["boundary"], stride=xt.shape[2] // inst["centre"].shape[2])
+            target = instance_targets(b["ids"], b["boundary"], stride=xt.shape[2] // inst["centre"].shape[2],
+                                      peaks=a.centre_loss == "focal")
             inst_total, terms = instance_loss({k: v[-n_synth:] for k, v in inst.items()}, target,
-                                              a.centre_weight, a.offset_weight, a.boundary_weight)
-            fg_loss = recipe_loss(outputs, yt)
+                                              a.centre_weight, a.offset_weight, a.boundary_weight, a.centre_loss)
+            fg_loss = foreground_loss(outputs, yt, b)
             loss = fg_loss + inst_total
             for k, v in ({"foreground": float(fg_loss.detach())} | terms).items():
                 inst_win[k] = inst_win.get(k, 0.0) + v
+            if teacher is not None:
+                loss = loss + distill_term(outputs, xt)
+        elif teacher is not None:
+            outputs = model(xt)
+            fg_loss = foreground_loss(outputs, yt, b if n_synth else None)
+            inst_win["foreground"] = inst_win.get("foreground", 0.0) + float(fg_loss.detach())
+            loss = fg_loss + distill_term(outputs, xt)
         else:
             loss = recipe_loss(model(xt), yt)
         opt.zero_grad(set_to_none=True)
@@ -397,7 +467,7 @@ def main():
         step += 1
         n_win += xt.shape[0]
         loss_win += loss.item()
-        if step % 50 == 0:
+        if step % a.log_every == 0:
             dt = time.time() - t_win
             inst_msg = "".join(f" {k} {v * a.batch / n_win:.4f}" for k, v in inst_win.items())
             log(f"step {step} epoch {step / steps_per_epoch:.2f} loss {loss_win * a.batch / n_win:.4f} lr {lr:.2e} "

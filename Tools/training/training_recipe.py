@@ -51,7 +51,7 @@ def loss_fn(outputs, target, bg_weight=1.0, edge_weight=0.0):
     return total
 
 
-def instance_targets(ids, boundary, stride=4, sigma=4.0):
+def instance_targets(ids, boundary, stride=4, sigma=4.0, peaks=False):
     """Panoptic-DeepLab targets at the instance heads' stride (subject_model.InstanceHeads), made
     from full-resolution instance ids (N, H, W) (0 background, 1..K; Tools/instances/synth.py's
     `ids`) and its touching-boundary map (N, H, W) (`boundary`, r = 2 px at H). Cell (i, j) of
@@ -62,7 +62,12 @@ def instance_targets(ids, boundary, stride=4, sigma=4.0):
       offset    (dy, dx) = that centre - the cell's input position, in input pixels, on cells whose
                 id (the full-resolution pixel nearest the cell's centre) is an instance; 0 elsewhere
       weight    1 on those instance cells, 0 elsewhere (where the offset loss counts)
-      boundary  1 where any of the cell's stride x stride pixels is boundary"""
+      boundary  1 where any of the cell's stride x stride pixels is boundary
+    With `peaks` (CenterNet's focal loss, `centre_focal_loss`) the centre map's cell nearest each
+    instance's centre is set to exactly 1 (the Gaussian's own maximum on the grid is below 1 unless
+    the centre falls on a cell's position; every other cell stays below 1, >= 2 px from the centre),
+    and `peak` (NCHW, 1 on those cells) is returned too: one cell per instance, fewer only where two
+    instances' centres share their nearest cell."""
     n, h, w = ids.shape
     ids = ids.long()
     k = int(ids.max()) + 1
@@ -86,24 +91,75 @@ def instance_targets(ids, boundary, stride=4, sigma=4.0):
     dx = torch.gather(cx, 1, cell_ids.reshape(n, -1)).view(n, 1, hs, ws) - gx
     offset = torch.cat([dy, dx], dim=1) * weight
     bound = F.max_pool2d(boundary.float().unsqueeze(1), stride)
-    return {"centre": centre, "offset": offset, "weight": weight, "boundary": bound}
+    out = {"centre": centre, "offset": offset, "weight": weight, "boundary": bound}
+    if peaks:
+        # the nearest cell: position stride * i + (stride - 1) / 2 closest to the centre of mass
+        iy = ((cy[:, 1:] - (stride - 1) / 2) / stride).round().clamp(0, hs - 1).long()
+        ix = ((cx[:, 1:] - (stride - 1) / 2) / stride).round().clamp(0, ws - 1).long()
+        b, j = torch.nonzero(present.view(n, k - 1), as_tuple=True)  # (sample, instance - 1) of each present one
+        peak = torch.zeros(n, 1, hs, ws)
+        peak[b, 0, iy[b, j], ix[b, j]] = 1.0
+        out["centre"] = torch.maximum(centre, peak)
+        out["peak"] = peak
+    return out
 
 
-def instance_loss(pred, target, centre_weight=200.0, offset_weight=0.01, boundary_weight=1.0):
+def centre_focal_loss(logits, target, peak, alpha=2.0, beta=4.0, eps=1e-4):
+    """CenterNet's penalty-reduced pixel-wise focal loss (Zhou et al. 2019, eq. 1) of centre-heatmap
+    logits against `instance_targets(..., peaks=True)`'s `centre` (a Gaussian per instance whose
+    peak cell is exactly 1) and `peak` (those cells): with p = sigmoid clamped to [eps, 1 - eps],
+    -(1 - p)^alpha log p on peak cells, -(1 - y)^beta p^alpha log(1 - p) elsewhere, summed over
+    the batch and divided by the number of peak cells (instance centres; at least 1)."""
+    p = torch.sigmoid(logits).clamp(eps, 1 - eps)
+    pos = -(torch.log(p) * (1 - p).pow(alpha) * peak).sum()
+    neg = -(torch.log(1 - p) * p.pow(alpha) * (1 - target).pow(beta) * (1 - peak)).sum()
+    return (pos + neg) / peak.sum().clamp_min(1)
+
+
+def instance_loss(pred, target, centre_weight=200.0, offset_weight=0.01, boundary_weight=1.0, centre_loss="mse"):
     """Panoptic-DeepLab's losses on the instance heads' outputs (subject_model.InstanceHeads) against
     `instance_targets`: MSE of the sigmoid centre heatmap over all cells x `centre_weight`, L1 of
     the offsets in input pixels (|dy| + |dx|) averaged over instance cells x `offset_weight`, and
     BCE of the boundary map (when the heads have one) x `boundary_weight`. Returns (total, {name:
-    unweighted term})."""
-    terms = {"centre": F.mse_loss(torch.sigmoid(pred["centre"]), target["centre"])}
+    unweighted term}). `centre_loss` "focal": the centre term is `centre_focal_loss` (targets made
+    with peaks=True), named `centre_focal`, and `centre_at_peaks` (not in the total) is the mean
+    predicted probability on the peak cells."""
+    if centre_loss == "focal":
+        terms = {"centre_focal": centre_focal_loss(pred["centre"], target["centre"], target["peak"])}
+    elif centre_loss == "mse":
+        terms = {"centre": F.mse_loss(torch.sigmoid(pred["centre"]), target["centre"])}
+    else:
+        raise ValueError(f"centre_loss {centre_loss!r}: mse or focal")
     wsum = target["weight"].sum()
     terms["offset"] = ((pred["offset"] - target["offset"]).abs() * target["weight"]).sum() / wsum.clamp_min(1)
-    weights = {"centre": centre_weight, "offset": offset_weight}
+    weights = {("centre_focal" if centre_loss == "focal" else "centre"): centre_weight, "offset": offset_weight}
     if "boundary" in pred:
         terms["boundary"] = F.binary_cross_entropy_with_logits(pred["boundary"], target["boundary"])
         weights["boundary"] = boundary_weight
     total = sum(weights[n] * t for n, t in terms.items())
-    return total, {n: float(t.detach()) for n, t in terms.items()}
+    logged = {n: float(t.detach()) for n, t in terms.items()}
+    if centre_loss == "focal":
+        with torch.no_grad():
+            at = (torch.sigmoid(pred["centre"]) * target["peak"]).sum() / target["peak"].sum().clamp_min(1)
+        logged["centre_at_peaks"] = float(at)
+    return total, logged
+
+
+def sample_weighted_loss(loss_of, outputs, target, weights):
+    """`loss_of(outputs, target)` (`loss_fn`: a mean over images of per-image terms) with image i
+    weighted by weights[i]: sum over the distinct weights w of w * (images with w / all images) x
+    the loss on those images, so all-ones weights give the plain loss (to float rounding) and an
+    image of weight 0 is left out; the other images keep their share of the batch. `outputs`: a
+    list of (N, ...) tensors, `target` (N, ...), `weights` a length-N sequence of floats."""
+    n = len(weights)
+    total = 0.0
+    for w in sorted(set(float(v) for v in weights)):
+        if w == 0:
+            continue
+        idx = torch.tensor([i for i, v in enumerate(weights) if float(v) == w])
+        part = loss_of([o[idx] for o in outputs], target[idx])
+        total = total + (w * len(idx) / n) * part
+    return total
 
 
 def lr_at(step, base, warmup, total, floor=0.01):
