@@ -1,21 +1,40 @@
 import LiftMask
 
-/// How `Quality.accurate` combines the subject model's probability map with U²-Net-small's (both
-/// covering the whole photo, at the same size) before edge refinement: their mean with its
-/// contrast doubled around 0.5, `clamp(0.5 + 2 · (mean − 0.5), 0, 1)` = `clamp(a + b − 0.5, 0, 1)`.
-/// Where both agree the map is as sure as they are; where they disagree it stays near 0.5.
+/// How the subject model's probability map is combined with U²-Net-small's (both covering the whole
+/// photo, at the same size) before edge refinement: a weighted mean with its contrast raised around
+/// 0.5, `clamp(0.5 + gain · (w · a + (1 − w) · b − 0.5), 0, 1)` for the subject map a and the
+/// partner's map b. Where both agree the map is as sure as they are; where they disagree it moves
+/// towards 0.5, less far when the subject model is sure.
 ///
 /// Chosen on both validation sets (`Tools/evaluation/combine_masks.py` on the two models' unrefined
-/// masks): the plain mean raises max F and S but costs MAE (its in-between values), the per-pixel
-/// more confident map lowers MAE but costs S; the contrast-raised mean improves all three on both
-/// sets (`Benchmarks/RESULTS.md`, "accurate: two networks").
-enum MapCombination {
+/// masks, then through the pipeline): the plain mean raises max F and S but costs MAE (its in-between
+/// values), the per-pixel more confident map lowers MAE but costs S; the contrast-raised mean
+/// improves all three on both sets (`Benchmarks/RESULTS.md`, "accurate: two networks"; for
+/// `balanced`, `Tools/TRAINING.md`, session 30).
+struct MapCombination: Sendable, Equatable {
+    /// w, the subject map's share of the mean (0…1).
+    var subjectWeight: Float
+    /// How far the mean is stretched around 0.5 (≥ 1).
+    var gain: Float
+
+    /// `accurate`: the subject model's four passes with U²-Net-small's two, weighed alike, contrast
+    /// doubled: `clamp(a + b − 0.5, 0, 1)`.
+    static let even = MapCombination(subjectWeight: 0.5, gain: 2)
+
+    /// `balanced`: the subject model's two passes with one U²-Net-small pass at 192², the subject
+    /// map weighed 0.7 and the contrast raised 1.75×: `clamp(0.5 + 1.75 · (0.7 a + 0.3 b − 0.5), 0, 1)`.
+    /// The even rule, with one small pass, cost DUTS what it gave ECSSD (session 29); weighted, both
+    /// sets gain (`Tools/TRAINING.md`, session 30).
+    static let balanced = MapCombination(subjectWeight: 0.7, gain: 1.75)
+
     /// The per-pixel combination of `subject` and `partner` (same size).
-    static func combine(_ subject: FloatMap, _ partner: FloatMap) -> FloatMap {
+    func combine(_ subject: FloatMap, _ partner: FloatMap) -> FloatMap {
         precondition(subject.width == partner.width && subject.height == partner.height, "maps of different sizes")
         var result = subject
+        let w = subjectWeight, gain = gain
         for i in result.values.indices {
-            result.values[i] = min(max(subject.values[i] + partner.values[i] - 0.5, 0), 1)
+            let mean = w * subject.values[i] + (1 - w) * partner.values[i]
+            result.values[i] = min(max(0.5 + gain * (mean - 0.5), 0), 1)
         }
         return result
     }

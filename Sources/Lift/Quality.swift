@@ -3,10 +3,12 @@
 /// - `fast`: one model pass at a smaller input where the model allows it, the map upsampled without
 ///   edge refinement.
 /// - `balanced` (default): the model at its native input on the photo and on its mirror image,
-///   the two maps averaged; edges refined with the photo as guide.
+///   the two maps averaged; for the subject model, U²-Net-small's map (one pass at 192², 0.6 of its
+///   320²) combined with it when `Weights/u2netp.safetensors` is there (`MapCombination`); edges
+///   refined with the photo as guide.
 /// - `accurate`: `balanced` plus the same two passes at 1.25× the native input (where the model
 ///   allows it), all four maps averaged; for the subject model, U²-Net-small's map (photo and
-///   mirror image) combined with it when `Weights/u2netp.safetensors` is there (`MapCombination`);
+///   mirror image at 320²) combined with it when `Weights/u2netp.safetensors` is there (`MapCombination`);
 ///   an edge refinement that follows weaker photo edges.
 ///
 /// Fixed-size models (the person model is 256×256, U²-Net-small 320×320) run at their size, each
@@ -29,6 +31,26 @@ public enum Quality: String, CaseIterable, Sendable, Codable {
         case .balanced: [ModelPass(scale: 1, mirrored: false), ModelPass(scale: 1, mirrored: true)]
         case .accurate: [ModelPass(scale: 1, mirrored: false), ModelPass(scale: 1, mirrored: true),
                          ModelPass(scale: 1.25, mirrored: false), ModelPass(scale: 1.25, mirrored: true)]
+        }
+    }
+
+    /// U²-Net-small's passes when it runs beside the subject model (`SubjectLifter.partner`): none at
+    /// `fast`; one plain pass at 0.6 of its 320² input (192², a third of the time) at `balanced`, which
+    /// keeps a 1 MP cut-out within 1.5× of the subject model's alone (1.36×; 256² would take 1.57×,
+    /// `Tools/TRAINING.md`, session 30); the photo and its mirror image at 320² at `accurate`.
+    var partnerPasses: [ModelPass] {
+        switch self {
+        case .fast: []
+        case .balanced: [ModelPass(scale: 0.6, mirrored: false)]
+        case .accurate: [ModelPass(scale: 1, mirrored: false), ModelPass(scale: 1, mirrored: true)]
+        }
+    }
+
+    /// How the partner's map joins the subject model's (`MapCombination`).
+    var partnerCombination: MapCombination {
+        switch self {
+        case .fast, .accurate: .even
+        case .balanced: .balanced
         }
     }
 }

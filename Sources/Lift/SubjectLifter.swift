@@ -23,13 +23,14 @@ public struct SubjectLifter: Sendable {
     /// How probability maps become subjects; set from `quality`, adjustable (threshold, refinement…).
     public var analysisOptions: Analysis.Options
 
-    /// The second network whose map `accurate` combines with the subject model's before refinement
-    /// (`.u2netp`, when its weights are found; see `MapCombination`), else nil.
+    /// The second network whose map `balanced` and `accurate` combine with the subject model's before
+    /// refinement (`.u2netp`, when its weights are found; `Quality.partnerPasses`, `MapCombination`),
+    /// else nil.
     public let partner: ModelName?
 
     /// The loaded networks: the model's variants, each with its input spec.
     private let networks: [ModelName: Network]
-    /// The partner's network (its plain and mirrored passes).
+    /// The partner's network (its passes at this quality: `Quality.partnerPasses`).
     private let partnerNetwork: Network?
 
     /// Loads `model`'s weights (found by `ModelCatalog`: `LIFT_WEIGHTS`, `Weights/` beside the
@@ -49,18 +50,19 @@ public struct SubjectLifter: Sendable {
         self.quality = quality
         self.threads = max(1, threads ?? Parallel.defaultThreads)
         let threads = self.threads
-        var networks: [ModelName: Network] = [model: try Network(model, quality: quality, threads: threads, environment: environment)]
+        var networks: [ModelName: Network] = [model: try Network(model, passes: quality.passes, threads: threads, environment: environment)]
         // The landscape variant is optional: absent, wide photos use the square model; present but
         // broken, it is an error like any model file's.
         if model == .person, (try? ModelCatalog.url(for: .personLandscape, environment: environment)) != nil {
-            networks[.personLandscape] = try Network(.personLandscape, quality: quality, threads: threads, environment: environment)
+            networks[.personLandscape] = try Network(.personLandscape, passes: quality.passes, threads: threads, environment: environment)
         }
         self.networks = networks
-        // `accurate` with the subject model adds U²-Net-small's view when its weights are shipped
-        // beside it (absent: the subject model alone; present but broken: an error).
-        if model == .subject, quality == .accurate, (try? ModelCatalog.url(for: .u2netp, environment: environment)) != nil {
+        // `balanced` and `accurate` with the subject model add U²-Net-small's view when its weights
+        // are shipped beside it (absent: the subject model alone; present but broken: an error).
+        if model == .subject, !quality.partnerPasses.isEmpty, (try? ModelCatalog.url(for: .u2netp, environment: environment)) != nil {
             partner = .u2netp
-            partnerNetwork = try Network(.u2netp, quality: .balanced, threads: threads, environment: environment)
+            partnerNetwork = try Network(.u2netp, passes: quality.partnerPasses, scalesFixedSize: true, threads: threads,
+                                         environment: environment)
         } else {
             partner = nil
             partnerNetwork = nil
@@ -154,7 +156,7 @@ public struct SubjectLifter: Sendable {
         } catch {
             throw .inferenceFailed(model: partnerNetwork.name, underlying: error)
         }
-        return (MapCombination.combine(map, other), instanceCues)
+        return (quality.partnerCombination.combine(map, other), instanceCues)
     }
 
     /// What ran on a `width × height` photo, for reports: the model variant, and the partner
@@ -199,9 +201,11 @@ private struct Network: Sendable {
     }
 
     /// Loads `name` (plus a replica for each further pass that `threads` threads can run at once)
-    /// and fixes the input size of each of `quality`'s passes (models of open size are scaled from
-    /// their spec's size; fixed-size models run at their size).
-    init(_ name: ModelName, quality: Quality, threads: Int, environment: [String: String]) throws(LiftError) {
+    /// and fixes the input size of each of `passes` (models of open size are scaled from their
+    /// spec's size; fixed-size models run at their size, or, with `scalesFixedSize`, are opened to
+    /// any size (`Model.openedToAnyInputSize`) and scaled from it too).
+    init(_ name: ModelName, passes requested: [ModelPass], scalesFixedSize: Bool = false, threads: Int,
+         environment: [String: String]) throws(LiftError) {
         let url: URL
         do {
             url = try ModelCatalog.url(for: name, environment: environment)
@@ -210,7 +214,7 @@ private struct Network: Sendable {
             case .weightsNotFound(_, let searched), .modelNotFound(_, let searched): throw .weightsNotFound(model: name, searched: searched)
             }
         }
-        let model: Model
+        var model: Model
         do {
             if url.pathExtension.lowercased() == "onnx" {
                 model = try ONNXConversion(contentsOf: url).model()
@@ -229,10 +233,18 @@ private struct Network: Sendable {
         } catch {
             throw .unsupportedInputSpec(model: name, reason: error.description)
         }
-        let openSize = model.inputShape.height == nil && model.inputShape.width == nil
+        var openSize = model.inputShape.height == nil && model.inputShape.width == nil
         if !openSize, model.inputShape.height != spec.height || model.inputShape.width != spec.width || model.inputShape.channels != 3 {
             throw .unsupportedInputSpec(model: name, reason: "lift.input says \(spec.height)×\(spec.width)×3, the graph takes "
                 + "\(model.inputShape.height ?? -1)×\(model.inputShape.width ?? -1)×\(model.inputShape.channels)")
+        }
+        if !openSize, scalesFixedSize {
+            guard let opened = model.openedToAnyInputSize() else {
+                throw .unsupportedInputSpec(model: name, reason: "the graph resizes to a constant size, so it only runs at its "
+                    + "\(spec.height)×\(spec.width) input")
+            }
+            model = opened
+            openSize = true
         }
         guard model.outputNames.first == spec.output else {
             throw .unsupportedInputSpec(model: name, reason: "lift.input names the output \(spec.output), the graph's first output is "
@@ -242,7 +254,7 @@ private struct Network: Sendable {
         cueOutputs = CueOutputs(outputNames: model.outputNames)
         // A fixed-size model's passes differ only in mirroring: each distinct one runs once (the
         // average is the same, every duplicate having had its twin).
-        let passes = openSize ? quality.passes : quality.passes.reduce(into: [ModelPass]()) { unique, pass in
+        let passes = openSize ? requested : requested.reduce(into: [ModelPass]()) { unique, pass in
             let fixed = ModelPass(scale: 1, mirrored: pass.mirrored)
             if !unique.contains(fixed) { unique.append(fixed) }
         }

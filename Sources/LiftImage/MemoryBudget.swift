@@ -12,8 +12,8 @@ public enum MemoryBudget {
     /// coefficients while it decodes.
     public static let bytesPerPixel = 12
     /// Bytes a run takes besides the photo: code, model weights and activations, thread stacks, the
-    /// refinement grid's planes (a one-shot cut-out of a small photo peaks at ~115 MB, `accurate`'s
-    /// second network ~210 MB more).
+    /// refinement grid's planes (a one-shot cut-out of a small photo peaks at ~145 MB with `balanced`,
+    /// U²-Net-small's 192² pass included, and ~310 MB with `accurate`, whose passes are larger).
     public static let fixedBytes = 320 << 20
 
     /// The peak memory Lift expects for decoding and cutting out a `width × height` photo, in bytes

@@ -103,13 +103,22 @@ public final class Model: @unchecked Sendable {
     /// activation buffers, so the two can run at the same time on different threads; costs no
     /// reading, validation or packing.
     public func replica() -> Model {
-        Model(sharing: self)
+        Model(sharing: self, program: program)
     }
 
-    private init(sharing other: Model) {
-        program = other.program
+    /// A replica (as `replica()`) that takes any input size, for a graph declared at one size whose
+    /// operations all follow the input's size, such as rembg's U²-Net-small: it runs at 192² as well
+    /// as at its 320². Nil when the graph resizes to a constant size somewhere (it is tied to its
+    /// declared input). A model whose size is already open returns a replica.
+    public func openedToAnyInputSize() -> Model? {
+        program.openingInputSize().map { Model(sharing: self, program: $0) }
+    }
+
+    private init(sharing other: Model, program: Program) {
+        self.program = program
         metadata = other.metadata
-        inputShape = other.inputShape
+        inputShape = InputShape(name: program.input.name, height: program.input.height, width: program.input.width,
+                                channels: program.input.channels)
         outputNames = other.outputNames
         limits = other.limits
     }

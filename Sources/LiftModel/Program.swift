@@ -30,7 +30,7 @@ struct Program {
     }
 
     /// The graph input (value 0).
-    let input: GraphInput
+    private(set) var input: GraphInput
     /// Value names by id.
     let valueNames: [String]
     /// Graph outputs, by value id.
@@ -57,6 +57,21 @@ struct Program {
             return Step(name: node.name, kernel: Self.kernel(for: node.operation), inputs: node.inputs, output: node.output)
         }
         steps = Self.fusingConvInputs(unfused, outputs: graph.outputs, valueCount: graph.valueNames.count)
+    }
+
+    /// This program with its input's height and width left open, for a graph whose steps all follow
+    /// the input's size (resizes by a factor or to another tensor's size); nil when a step resizes to
+    /// a constant size, which ties the graph to its declared input.
+    func openingInputSize() -> Program? {
+        let tied = steps.contains { step in
+            if case .resize(let spec) = step.kernel, case .size = spec.target { return true }
+            return false
+        }
+        guard !tied else { return nil }
+        var opened = self
+        opened.input.height = nil
+        opened.input.width = nil
+        return opened
     }
 
     /// Floats `kernel(for:)` packs for `operation` (0 for ops without weights). Cannot overflow: the

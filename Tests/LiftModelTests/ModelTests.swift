@@ -122,3 +122,11 @@ func tinyGraphMatchesPyTorch(model name: String, reference: String) throws {
     let flops = try model.convolutionFLOPs(forInput: TensorShape(n: 1, h: 320, w: 320, c: 3))
     #expect(abs(flops / 1e9 - 39.51) < 0.005)
 }
+
+/// `tiny` resizes to a constant 9 × 11 at its end, so it is tied to its declared input and cannot be
+/// opened to any size (U²-Net-small, whose resizes all follow another tensor, can:
+/// `U2NetSmallModelTests`).
+@Test func aGraphThatResizesToAConstantSizeCannotBeOpened() throws {
+    let model = try Model(contentsOf: Fixtures.url("graphs/tiny.safetensors"))
+    #expect(model.openedToAnyInputSize() == nil)
+}

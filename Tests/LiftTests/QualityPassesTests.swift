@@ -1,5 +1,7 @@
 import Foundation
 import Lift
+import LiftModel
+import LiftTensor
 import Testing
 import TestSupport
 
@@ -33,13 +35,28 @@ import TestSupport
         zip(a.values, b.values).reduce(0) { max($0, abs($1.0 - $1.1)) }
     }
 
+    /// A lifter for `model` at `quality` that finds the subject model's file but not U²-Net-small's
+    /// (a weights directory without it), so the subject model runs alone.
+    static func withoutU2NetSmall(_ model: ModelName, quality: Quality, in scratch: ScratchDirectory) throws -> SubjectLifter {
+        let weights = Fixtures.repositoryRoot.appendingPathComponent("Weights")
+        for name in ["subject.safetensors", "person.safetensors", "person-landscape.safetensors", "SHA256SUMS"]
+        where !FileManager.default.fileExists(atPath: scratch.url.appendingPathComponent(name).path) {
+            try FileManager.default.copyItem(at: weights.appendingPathComponent(name), to: scratch.url.appendingPathComponent(name))
+        }
+        return try SubjectLifter(model: model, quality: quality, threads: 2, environment: ["LIFT_WEIGHTS": scratch.url.path])
+    }
+
     /// `balanced` averages the model on the photo and on its mirror image (mirrored back), so its map
     /// of the mirrored photo is its map of the photo, mirrored — up to float rounding in the resampling
-    /// (1e-4). One pass (`fast`) has no such symmetry, which shows the check can fail.
+    /// (1e-4). One pass (`fast`) has no such symmetry, which shows the check can fail. (The subject
+    /// model runs alone here: `balanced`'s one U²-Net-small pass is not mirrored.)
     @Test(arguments: [ModelName.subject, .person])
     func mirroredPassMakesTheMapMirrorSymmetric(model: ModelName) throws {
         let photo = try Self.astronaut()
-        let balanced = try SubjectLifter(model: model, quality: .balanced, threads: 2)
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let balanced = try Self.withoutU2NetSmall(model, quality: .balanced, in: scratch)
+        #expect(balanced.partner == nil)
         let map = try balanced.probabilityMap(for: photo)
         let ofMirror = try balanced.probabilityMap(for: Self.mirrored(photo))
         #expect(Self.maxDifference(map, Self.mirrored(ofMirror)) <= 1e-4)
@@ -72,33 +89,54 @@ import TestSupport
         #expect(one.values.map(\.bitPattern) == two.values.map(\.bitPattern))
     }
 
-    /// `accurate` with the subject model also runs U²-Net-small (shipped) and combines the two maps
-    /// as `MapCombination` says, clamp(a + b − 0.5, 0, 1), before refinement; without the u2netp
-    /// file (a weights directory that lacks it) it is the subject model alone. The other levels and
-    /// models run one network.
-    @Test func accurateCombinesTheSubjectModelWithU2NetSmall() throws {
-        #expect(try SubjectLifter(model: .subject, quality: .balanced, threads: 2).partner == nil)
-        #expect(try SubjectLifter(model: .person, quality: .accurate, threads: 2).partner == nil)
-        let lifter = try SubjectLifter(model: .subject, quality: .accurate, threads: 2)
+    /// U²-Net-small's map of `photo` with its graph opened to a 192² input: the shipped file, its
+    /// input spec at 192², one plain pass, min-max stretched (as `SubjectLifter` runs a pass).
+    static func u2netSmallAt192(_ photo: RGBAImage) throws -> FloatMap {
+        let url = Fixtures.repositoryRoot.appendingPathComponent("Weights/u2netp.safetensors")
+        let model = try #require(try Model(contentsOf: url).openedToAnyInputSize())
+        var spec = try InputSpec(json: try #require(model.metadata["lift.input"]))
+        (spec.height, spec.width) = (192, 192)
+        let input = Tensor(shape: TensorShape(n: 1, h: 192, w: 192, c: 3), values: try Preprocess(spec: spec).tensorValues(photo))
+        var values = try model.run(input).toArray()
+        let (low, high) = (values.min() ?? 0, values.max() ?? 1)
+        values = values.map { ($0 - low) / max(high - low, .leastNormalMagnitude) }
+        return FloatMap(width: 192, height: 192, values: values)
+    }
+
+    /// `balanced` and `accurate` with the subject model also run U²-Net-small (shipped) and combine
+    /// the two maps as `MapCombination` says before refinement: at `balanced` one plain pass at 192²
+    /// (its graph opened to that size), weighted towards the subject model; at `accurate` its photo
+    /// and mirror passes at 320², evenly, clamp(a + b − 0.5, 0, 1). Without the u2netp file (a
+    /// weights directory that lacks it) the subject model runs alone. `fast` and the other models run
+    /// one network.
+    @Test(arguments: [(Quality.balanced, Float(0.7), Float(1.75)), (.accurate, 0.5, 2)])
+    func theSubjectModelIsCombinedWithU2NetSmall(quality: Quality, subjectWeight: Float, gain: Float) throws {
+        #expect(try SubjectLifter(model: .subject, quality: .fast, threads: 2).partner == nil)
+        #expect(try SubjectLifter(model: .person, quality: quality, threads: 2).partner == nil)
+        let lifter = try SubjectLifter(model: .subject, quality: quality, threads: 2)
         #expect(lifter.partner == .u2netp && lifter.modelDescription(width: 640, height: 480) == "subject+u2netp")
 
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
-        let weights = Fixtures.repositoryRoot.appendingPathComponent("Weights")
-        for name in ["subject.safetensors", "SHA256SUMS"] {
-            try FileManager.default.copyItem(at: weights.appendingPathComponent(name), to: scratch.url.appendingPathComponent(name))
-        }
-        let alone = try SubjectLifter(model: .subject, quality: .accurate, threads: 2, environment: ["LIFT_WEIGHTS": scratch.url.path])
+        let alone = try Self.withoutU2NetSmall(.subject, quality: quality, in: scratch)
         #expect(alone.partner == nil)
 
         let photo = try Self.astronaut()
         let subject = try alone.probabilityMap(for: photo)
-        var partner = try SubjectLifter(model: .u2netp, quality: .balanced, threads: 2).probabilityMap(for: photo)
+        // U²-Net-small's own lifter runs at its 320²: `accurate`'s passes are `balanced`'s there.
+        var partner: FloatMap
+        if quality == .accurate {
+            partner = try SubjectLifter(model: .u2netp, quality: .balanced, threads: 2).probabilityMap(for: photo)
+        } else {
+            partner = try Self.u2netSmallAt192(photo)
+        }
         partner = try MaskResize.bilinear(partner, width: subject.width, height: subject.height, threads: 2)
         let combined = try lifter.probabilityMap(for: photo)
-        let expected = zip(subject.values, partner.values).map { min(max($0 + $1 - 0.5, 0), 1) }
+        let expected = zip(subject.values, partner.values).map { a, b in
+            min(max(0.5 + gain * (subjectWeight * a + (1 - subjectWeight) * b - 0.5), 0), 1)
+        }
         #expect(combined.width == subject.width && combined.height == subject.height)
-        #expect(zip(combined.values, expected).allSatisfy { abs($0 - $1) <= 1e-6 })
+        #expect(zip(combined.values, expected).allSatisfy { abs($0 - $1) <= 1e-5 })
         #expect(Self.maxDifference(combined, subject) > 1e-2)
     }
 }
