@@ -12,7 +12,8 @@
 ///   an edge refinement that follows weaker photo edges.
 ///
 /// Fixed-size models (the person model is 256×256, U²-Net-small 320×320) run at their size, each
-/// distinct pass (plain or mirrored) once.
+/// distinct pass (plain or mirrored) once; U²-Net-small beside the subject model runs at the sizes
+/// of `partnerPasses`.
 public enum Quality: String, CaseIterable, Sendable, Codable {
     case fast, balanced, accurate
 
@@ -36,7 +37,7 @@ public enum Quality: String, CaseIterable, Sendable, Codable {
 
     /// U²-Net-small's passes when it runs beside the subject model (`SubjectLifter.partner`): none at
     /// `fast`; one plain pass at 0.6 of its 320² input (192², a third of the time) at `balanced`, which
-    /// keeps a 1 MP cut-out within 1.5× of the subject model's alone (1.36×; 256² would take 1.57×,
+    /// keeps a 1 MP cut-out within 1.5× of the subject model's alone (1.37×; 256² would take 1.57×,
     /// `Tools/TRAINING.md`, session 30); the photo and its mirror image at 320² at `accurate`.
     var partnerPasses: [ModelPass] {
         switch self {
