@@ -77,7 +77,7 @@ RECIPE_ARGS = ("size", "batch", "wd", "ema", "zoom_out_p", "zoom_canvas", "crop_
                "bg_weight", "edge_weight", "encoder_lr_scale", "distill",
                "instance_heads", "no_boundary_head", "synth_share", "centre_weight", "offset_weight",
                "boundary_weight", "instance_lr_scale", "freeze_foreground", "instance_context",
-               "centre_loss", "teacher", "distill_weight", "synth_fg_weight", "log_every",
+               "centre_loss", "teacher", "distill_weight", "synth_fg_weight", "log_every", "synth_photo_p",
                "init", "person_init", "imagenet_init", "grow_from", "variant")  # the last five: where the run began
 
 
@@ -156,6 +156,9 @@ def main():
                     help="share of each batch made by Tools/instances/synth.py (touching composites and "
                          "untouched photos; the rest stays DUTS views); needed by --instance-heads")
     ap.add_argument("--synth-workers", type=int, default=1, help="processes making the synthetic samples")
+    ap.add_argument("--synth-photo-p", type=float, default=0.2,
+                    help="share of the synthetic stream that is untouched single-object DUTS-TR photos (one "
+                         "instance: the hard negatives that teach one centre per real object; synth.py's photo_p)")
     ap.add_argument("--centre-loss", choices=("mse", "focal"), default="mse",
                     help="the centre heatmap's loss: Panoptic-DeepLab's MSE against the Gaussian, or "
                          "CenterNet's penalty-reduced focal loss (alpha 2, beta 4, per instance centre; the "
@@ -355,8 +358,9 @@ def main():
         t_bank = time.time()
         # DUTS-TR only, also with --train-extra: the instance tuning set is made of the extra pairs.
         bank = SourceBank(split=duts_tr)
-        synth = SynthInstances(seed=a.seed, size=a.size, bank=bank)
+        synth = SynthInstances(seed=a.seed, size=a.size, bank=bank, photo_p=a.synth_photo_p)
         log(f"synthetic stream: {n_synth} of {a.batch} per batch from index {start_step * n_synth}, "
+            f"untouched photos {a.synth_photo_p:.0%} of them, "
             f"{bank.summary()} (bank built in {time.time() - t_bank:.0f} s), {a.synth_workers} worker(s)")
         synth_batches = iter(loader(synth, batch_size=n_synth, workers=a.synth_workers, start=start_step * n_synth))
     held_out = None
