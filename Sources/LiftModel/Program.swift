@@ -61,8 +61,9 @@ struct Program {
 
     /// This program with its input's height and width left open, for a graph whose steps all follow
     /// the input's size (resizes by a factor or to another tensor's size); nil when a step resizes to
-    /// a constant size, which ties the graph to its declared input.
+    /// a constant size, which ties the graph to its declared input. A program already open is itself.
     func openingInputSize() -> Program? {
+        if input.height == nil && input.width == nil { return self }
         let tied = steps.contains { step in
             if case .resize(let spec) = step.kernel, case .size = spec.target { return true }
             return false

@@ -136,7 +136,7 @@ import TestSupport
             min(max(0.5 + gain * (subjectWeight * a + (1 - subjectWeight) * b - 0.5), 0), 1)
         }
         #expect(combined.width == subject.width && combined.height == subject.height)
-        #expect(zip(combined.values, expected).allSatisfy { abs($0 - $1) <= 1e-5 })
+        #expect(zip(combined.values, expected).allSatisfy { abs($0 - $1) <= 1e-6 })
         #expect(Self.maxDifference(combined, subject) > 1e-2)
     }
 }
