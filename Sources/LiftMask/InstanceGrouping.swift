@@ -7,8 +7,10 @@ import LiftTensor
 /// the `RunLabels` it starts from), giving the same instances on the same inputs:
 ///
 /// 2. Centre peaks (`CentrePeaks`): one peak or none → the components as they are.
-/// 3. Every foreground pixel votes for its nearest peak (`InstancePieces`); a piece is what one
-///    component gives one peak, connected or not. Pieces under `minimumPiece` of the photo go to the
+/// 3. Every foreground pixel votes for its nearest peak (`InstancePieces`). With a `minimumSupport`,
+///    a peak whose votes landing within `joinDistance` of it cover less than that share of the photo
+///    is dropped and the pixels vote again among the rest (one peak left or none → the components).
+///    A piece is what one component gives one peak, connected or not. Pieces under `minimumPiece` of the photo go to the
 ///    larger piece of their component they border most (4-neighbour pixel pairs; ties: the higher
 ///    piece number), or to the component's largest piece.
 /// 4. Two bordering pieces stay apart only where the mean boundary probability over their border's
@@ -36,18 +38,24 @@ public enum InstanceGrouping {
         public var minimumPiece: Double
         /// Mean boundary probability that keeps two bordering pieces apart, 0…1; nil: offsets alone split.
         public var boundaryThreshold: Double?
-        /// Median distance (model pixels) within which an instance's votes land on its peak for step 5.
+        /// Median distance (model pixels) within which an instance's votes land on its peak for step 5;
+        /// also the distance within which a vote supports its peak in step 3.
         public var joinDistance: Double
+        /// Share of the photo, 0…1, whose votes must land within `joinDistance` of a peak for it to
+        /// stay a centre; 0: no support test.
+        public var minimumSupport: Double
 
-        /// The defaults of `group.py`: 0.1, a 3-cell window, 8 peaks, 0.5 %, 0.3, 12 model pixels.
+        /// The defaults of `group.py`: 0.1, a 3-cell window, 8 peaks, 0.5 %, 0.3, 12 model pixels, no
+        /// support test.
         public init(centreThreshold: Float = 0.1, peakWindow: Int = 3, maximumPeaks: Int = 8, minimumPiece: Double = 0.005,
-                    boundaryThreshold: Double? = 0.3, joinDistance: Double = 12) {
+                    boundaryThreshold: Double? = 0.3, joinDistance: Double = 12, minimumSupport: Double = 0) {
             self.centreThreshold = centreThreshold
             self.peakWindow = peakWindow
             self.maximumPeaks = maximumPeaks
             self.minimumPiece = minimumPiece
             self.boundaryThreshold = boundaryThreshold
             self.joinDistance = joinDistance
+            self.minimumSupport = minimumSupport
         }
 
         /// Throws `MaskError.invalidParameter` for a value out of its range.
@@ -61,6 +69,7 @@ public enum InstanceGrouping {
             try check(minimumPiece >= 0 && minimumPiece <= 1, "minimumPiece", "\(minimumPiece)", "0…1")
             try check(boundaryThreshold.map { $0 >= 0 && $0 <= 1 } ?? true, "boundaryThreshold", "\(boundaryThreshold ?? 0)", "0…1")
             try check(joinDistance >= 0 && joinDistance.isFinite, "joinDistance", "\(joinDistance)", "≥ 0")
+            try check(minimumSupport >= 0 && minimumSupport <= 1, "minimumSupport", "\(minimumSupport)", "0…1")
         }
     }
 
@@ -71,7 +80,7 @@ public enum InstanceGrouping {
     /// - Precondition: `parameters` are valid (`validate()`).
     package static func group(_ labels: RunLabels, cues: InstanceCues, parameters p: Parameters,
                               threads: Int = Parallel.defaultThreads) -> RunLabels? {
-        let peaks = CentrePeaks.find(cues.centre, threshold: p.centreThreshold, window: p.peakWindow, limit: p.maximumPeaks)
+        var peaks = CentrePeaks.find(cues.centre, threshold: p.centreThreshold, window: p.peakWindow, limit: p.maximumPeaks)
         guard peaks.count > 1, labels.count > 0 else { return nil }
         // Components are numbered in raster order of their first pixel, as group.py's are.
         var componentOfLabel = [Int32](repeating: -1, count: labels.count + 1)
@@ -82,6 +91,19 @@ public enum InstanceGrouping {
         }
         var pieces = InstancePieces(labels: labels, componentOfLabel: componentOfLabel, components: Int(components),
                                     peaks: peaks, cues: cues, joinDistance: p.joinDistance, threads: threads)
+        if p.minimumSupport > 0 {
+            // Step 3's support test: a peak is a centre only where the votes land on it.
+            var support = [Int](repeating: 0, count: peaks.count)
+            for q in 1 ... pieces.pieceCount { support[(q - 1) % peaks.count] += pieces.near[q] }
+            let needed = p.minimumSupport * Double(labels.height) * Double(labels.width)
+            let kept = peaks.indices.filter { Double(support[$0]) >= needed }
+            guard kept.count > 1 else { return nil }
+            if kept.count < peaks.count {
+                peaks = kept.map { peaks[$0] }
+                pieces = InstancePieces(labels: labels, componentOfLabel: componentOfLabel, components: Int(components),
+                                        peaks: peaks, cues: cues, joinDistance: p.joinDistance, threads: threads)
+            }
+        }
         let n = pieces.pieceCount, k = peaks.count
         // Step 3: slivers to a larger neighbour of their component.
         let minimum = p.minimumPiece * Double(labels.height) * Double(labels.width)

@@ -117,6 +117,7 @@ private func group(_ foreground: FloatMap, _ cues: InstanceCues, width: Int, hei
 private struct GroupFixture: Decodable {
     struct Params: Decodable {
         let centre_threshold: Float, nms: Int, top_k: Int, min_piece: Double, boundary_threshold: Double?, join_distance: Double
+        let min_support: Double
         let fg_threshold: Double, speck: Double
     }
     let photo: [Int], model: [Int], cells: [Int], boundary: Bool, params: Params, instances: Int
@@ -127,7 +128,8 @@ private func grayPNG(_ path: String) throws -> GrayImage {
     return GrayImage(width: image.width, height: image.height, pixels: stride(from: 0, to: image.pixels.count, by: 4).map { image.pixels[$0] })
 }
 
-@Test(arguments: ["selfcheck", "noisy", "noisy-offsets-alone", "scene0", "scene1", "scene2", "scene3", "scene4"])
+@Test(arguments: ["selfcheck", "noisy", "noisy-offsets-alone", "scene0", "scene1", "scene2", "scene3", "scene4",
+                  "spurious-peak", "support-above-every-peak"])
 func groupingMatchesGroupPy(name: String) throws {
     let base = "instances/group/\(name)"
     let fixture = try JSONDecoder().decode(GroupFixture.self, from: Data(Fixtures.bytes(base + ".json")))
@@ -142,7 +144,7 @@ func groupingMatchesGroupPy(name: String) throws {
     let p = fixture.params
     let parameters = InstanceGrouping.Parameters(centreThreshold: p.centre_threshold, peakWindow: p.nms, maximumPeaks: p.top_k,
                                                  minimumPiece: p.min_piece, boundaryThreshold: p.boundary_threshold,
-                                                 joinDistance: p.join_distance)
+                                                 joinDistance: p.join_distance, minimumSupport: p.min_support)
     let mask = try grayPNG(base + ".mask.png")
     let expected = try grayPNG(base + ".labels.png")
     #expect(mask.width == fixture.photo[1] && mask.height == fixture.photo[0])
@@ -172,6 +174,7 @@ func groupingMatchesGroupPy(name: String) throws {
     #expect(throws: MaskError.self) { try InstanceCues(modelWidth: 16, modelHeight: 16, centre: map, offsetY: map, offsetX: map, boundary: nan) }
     #expect(throws: MaskError.self) { try InstanceGrouping.Parameters(maximumPeaks: 0).validate() }
     #expect(throws: MaskError.self) { try InstanceGrouping.Parameters(boundaryThreshold: 2).validate() }
+    #expect(throws: MaskError.self) { try InstanceGrouping.Parameters(minimumSupport: -0.1).validate() }
     #expect(throws: Never.self) { try InstanceGrouping.Parameters().validate() }
 }
 

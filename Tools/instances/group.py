@@ -20,9 +20,12 @@ The steps (thresholds are keyword arguments; tune them on Tools/instances/.work/
  2. Centre peaks: cells that are the maximum of their nms x nms window and >= centre_threshold,
     the top_k by score. One peak or none: return the components (step 1), as today.
  3. Every foreground pixel votes: its model-pixel position + its offset (bilinear from the cell
-    grid) is where it says its centre is; it joins the nearest peak. A piece is all the pixels of
-    one component that join one peak, connected or not (so the two visible parts of an object cut
-    by an occluder that is itself foreground are one piece). Pieces under min_piece of the photo
+    grid) is where it says its centre is; it joins the nearest peak. With min_support > 0, a peak
+    whose votes landing within join_distance model pixels of it cover less than min_support of
+    the photo is no centre (a local maximum the offsets do not point at) and is dropped, and the
+    pixels vote again among the rest; one peak left or none: the components, as in step 2. A
+    piece is all the pixels of one component that join one peak, connected or not (so the two
+    visible parts of an object cut by an occluder that is itself foreground are one piece). Pieces under min_piece of the photo
     are given to the larger piece of their component they border most (or its largest), so no
     sliver becomes an instance.
  4. Boundary check before splitting: two pieces of one component that border each other stay
@@ -52,6 +55,7 @@ class GroupParams:
     min_piece: float = 0.005       # share of the photo (the metrics' meaningful segment)
     boundary_threshold: float | None = 0.3  # None: no boundary check (predict.py passes no map)
     join_distance: float = 12.0    # model pixels
+    min_support: float = 0.0       # share of the photo whose votes must land within join_distance of a peak; 0: no test
 
 
 def peaks(centre: np.ndarray, threshold: float, nms: int, top_k: int) -> np.ndarray:
@@ -144,6 +148,15 @@ def group(fg, centre, offset, boundary, photo_size, params: GroupParams = GroupP
     d2 = ((vy + dy)[:, None] - py[None]) ** 2 + ((vx + dx)[:, None] - px[None]) ** 2
     vote = d2.argmin(axis=1)
     miss = np.sqrt(d2[np.arange(len(vote)), vote])
+    if p.min_support > 0:  # step 3's support test: peaks the votes do not land on are dropped
+        near = np.bincount(vote[miss < p.join_distance], minlength=len(pk))
+        kept = np.nonzero(near >= p.min_support * H * W)[0]
+        if len(kept) <= 1:
+            return ordered(comp, n_comp)
+        if len(kept) < len(pk):
+            pk, py, px, d2 = pk[kept], py[kept], px[kept], d2[:, kept]
+            vote = d2.argmin(axis=1)
+            miss = np.sqrt(d2[np.arange(len(vote)), vote])
     n_pk = len(pk)
     # Pieces: (component, peak) pairs, numbered c * n_pk + k + 1.
     piece = np.zeros((H, W), np.int64)
@@ -206,8 +219,8 @@ def group(fg, centre, offset, boundary, photo_size, params: GroupParams = GroupP
 def self_check():
     """Perfect maps (targets.py's, sampled at /4) of a scene with two touching squares, one object
     seen in two separate parts and a lone blob: `group` must find 4 instances (the two parts one),
-    merge the touching pair when no boundary is predicted between them, and fall back to the
-    3 components without peaks. Prints what it found; raises if any case fails."""
+    merge the touching pair when no boundary is predicted between them, fall back to the
+    components without peaks, and drop a spurious peak the offsets do not point at. Prints what it found; raises if any case fails."""
     import sys
     from pathlib import Path
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/
@@ -220,7 +233,16 @@ def self_check():
     # cell (i, j) stands for model pixel 4i + 1.5: sample pixel 4i + 1 and shift the offsets by 0.5
     c4, o4, b4 = centre[1::4, 1::4], offset[:, 1::4, 1::4] - 0.5, boundary[1::4, 1::4].astype(np.float32)
     fg = (ids > 0).astype(np.float32)
+    # A spurious peak in the lone blob's right half, where the offsets are lost (zero: each pixel
+    # votes for itself): without the support test the blob splits; with it the peak is dropped.
+    c_spur, o_spur = c4.copy(), o4.copy()
+    c_spur[50, 59] = 1.0                                              # model pixel (201.5, 237.5)
+    o_spur[:, 42:58, 56:63] = 0.0
     cases = {"heads": (group(fg, c4, o4, b4, (320, 300)), 4),
+             "a spurious peak, no support test": (group(fg, c_spur, o_spur, b4, (256, 256), boundary_threshold=None), 5),
+             "a spurious peak, support test": (group(fg, c_spur, o_spur, b4, (256, 256), boundary_threshold=None,
+                                                     min_support=0.012), 4),
+             "support above every peak's (components)": (group(fg, c4, o4, b4, (256, 256), min_support=0.5), 4),
              "no boundary map (offsets alone)": (group(fg, c4, o4, None, (256, 256)), 4),
              "boundary predicted nowhere": (group(fg, c4, o4, np.zeros_like(b4), (256, 256)), 3),
              "no peaks (components)": (group(fg, np.zeros_like(c4), o4, b4, (256, 256)), 4)}

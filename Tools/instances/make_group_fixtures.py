@@ -79,6 +79,15 @@ def cues(ids, count, rng, noisy):
     return fg, c4.astype(np.float32), o4.astype(np.float32), b4
 
 
+def spurious_peak(c4, o4):
+    """A peak in the lone blob's right half where the offsets are lost (zero: each pixel votes for
+    itself), as group.py's self-check has it: the support test must drop it."""
+    c4, o4 = c4.copy(), o4.copy()
+    c4[50, 59] = 1.0
+    o4[:, 42:58, 56:63] = 0.0
+    return c4, o4
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=str(TOOLS.parent / "Tests/Fixtures/instances/group"))
@@ -87,16 +96,23 @@ def main():
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(3939)
-    # name, scene, photo (H, W), noisy, boundary given, parameter overrides
+    # name, scene, photo (H, W), noisy, boundary given, parameter overrides[, a change to the cues]
     cases = [("selfcheck", self_check_scene(), (320, 300), False, True, {}),
              ("noisy", self_check_scene(), (211, 187), True, True, {}),
              ("noisy-offsets-alone", self_check_scene(), (240, 260), True, False, {"boundary_threshold": None})]
     for k in range(5):
         cases.append((f"scene{k}", random_scene(rng), (int(rng.integers(150, 330)), int(rng.integers(150, 330))), True,
                       k != 3, {"min_piece": [0.005, 0.002, 0.01, 0.005, 0.0][k]}))
+    # The support test (noise-free, so the seeded cases above keep their bytes): a spurious peak
+    # dropped and the pixels voting again; every peak short of the support (the components).
+    cases += [("spurious-peak", self_check_scene(), (243, 229), False, True,
+               {"boundary_threshold": None, "min_support": 0.012}, spurious_peak),
+              ("support-above-every-peak", self_check_scene(), (256, 256), False, True, {"min_support": 0.5})]
     summary = []
-    for name, (ids, count), (H, W), noisy, with_boundary, overrides in cases:
+    for name, (ids, count), (H, W), noisy, with_boundary, overrides, *change in cases:
         fg, c4, o4, b4 = cues(ids, count, rng, noisy)
+        if change:
+            c4, o4 = change[0](c4, o4)
         params = GroupParams(**(asdict(GroupParams()) | overrides))
         labels = group(fg, c4, o4, b4 if with_boundary else None, (H, W), params)
         mask = cv2.resize(fg, (W, H), interpolation=cv2.INTER_LINEAR) >= params.fg_threshold
