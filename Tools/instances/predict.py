@@ -45,14 +45,16 @@ REPO = TOOLS.parent
 sys.path.insert(0, str(TOOLS))  # Tools/
 from instances.eval_instances import read_set, real_photos  # noqa: E402
 from instances.group import GroupParams, components, group, ordered  # noqa: E402
-from instances.metrics import score_image, summarise  # noqa: E402
-from liftpy.duts_data import stretch  # noqa: E402
+from instances.metrics import oversplit, score_image, summarise  # noqa: E402
+from instances.sources import is_single_object  # noqa: E402
+from liftpy.duts_data import load_split, stretch  # noqa: E402
 
 WORK = HERE / ".work"
 REAL_SETS = ("duts", "ecssd")
 # --tune's grid (the other GroupParams fields stay as given)
-TUNE_GRID = {"centre_threshold": (0.05, 0.1, 0.2, 0.3), "boundary_threshold": (None, 0.1, 0.2, 0.3, 0.5),
-             "min_piece": (0.005, 0.01)}
+TUNE_GRID = {"centre_threshold": (0.1, 0.12, 0.15, 0.2, 0.3), "boundary_threshold": (None, 0.2, 0.3),
+             "min_piece": (0.005, 0.01), "min_support": (0.0, 0.005, 0.01, 0.02)}
+TUNE_PHOTOS_SEED = 3901  # which DUTS-TE extra photos --tune-photos draws
 
 
 def load_model(path, which):
@@ -135,21 +137,44 @@ def gather(model, a, tag, names, photos):
     return raw, names, sizes
 
 
-def tune(raw, names, sizes, items, base: GroupParams, out: Path):
+def tune_photos(count, items):
+    """[(key, photo, bool ground truth)]: `count` DUTS-TE extra photos whose ground truth is one
+    object (the real over-split check's rule), drawn with TUNE_PHOTOS_SEED, none of them one of the
+    tuning set's own untouched photos (`items`). The extra pairs may be trained on, never val500."""
+    taken = {e["sources"]["photo"] for e, _, _ in items if e["stratum"]["objects"] == "photo"}
+    split = load_split("extra")
+    out = []
+    for k in np.random.default_rng(TUNE_PHOTOS_SEED).permutation(len(split)).tolist():
+        if len(out) == count:
+            break
+        photo, mask = split.pair(k)
+        if str(split.keys[k]) not in taken and is_single_object(mask):
+            out.append((str(split.keys[k]), photo, mask >= 128))
+    return out
+
+
+def tune(raw, names, sizes, items, base: GroupParams, out: Path, photos=(), photos_raw=None, photos_sizes=()):
     """Grid over TUNE_GRID on the tuning set: PQ over all its images, the composites' split rate, the
-    over-split of its untouched photos; the best PQ, and the best within cc's over-split + 2 points."""
+    over-split of the real single-object photos (the set's untouched ones and `photos`, with their
+    maps `photos_raw`); the best PQ, and the best within cc's over-split + 2 points."""
     gts = {e["name"]: (e, gt, pairs) for e, gt, pairs in items}
 
-    def evaluate(maps):
+    def evaluate(maps, photo_maps):
         recs = [(gts[n][0]["stratum"]["objects"], score_image(gts[n][1], m, gts[n][2])) for n, m in zip(names, maps)]
-        photos = [r for o, r in recs if o == "photo"]
+        over = [r["n_pred"] >= 2 for o, r in recs if o == "photo"]
+        over += [oversplit(gt, m)[0] for (_, _, gt), m in zip(photos, photo_maps)]
         return (summarise([r for _, r in recs]), summarise([r for o, r in recs if o != "photo"]),
-                float(np.mean([r["n_pred"] >= 2 for r in photos])) if photos else float("nan"))
+                float(np.mean(over)) if over else float("nan"))
+
+    def photo_maps(params, method):
+        return label_maps(photos_raw, photos_sizes, params)[method] if photos else []
 
     cc = label_maps({"fg": raw["fg"]}, sizes, base)["cc"]
-    cc_all, cc_comp, cc_over = evaluate(cc)
-    print(f"tuning set: {len(names)} images; connected components of the same foreground: PQ {cc_all['pq']:.3f}, "
-          f"composites' split {cc_comp['split']:.3f}, photos' over-split {cc_over:.3f}")
+    cc_all, cc_comp, cc_over = evaluate(cc, photo_maps(base, "cc"))
+    n_photos = sum(e["stratum"]["objects"] == "photo" for e, _, _ in items) + len(photos)
+    print(f"tuning set: {len(names)} images and {len(photos)} more single-object photos; connected components of "
+          f"the same foreground: PQ {cc_all['pq']:.3f}, composites' split {cc_comp['split']:.3f}, over-split of "
+          f"{n_photos} photos {cc_over:.3f}")
     keys = list(TUNE_GRID)
     print("| " + " | ".join(keys) + " | PQ | SQ | RQ | count acc | composites: PQ | split | photos: over-split |")
     print("|" + "---|" * (len(keys) + 7))
@@ -158,8 +183,8 @@ def tune(raw, names, sizes, items, base: GroupParams, out: Path):
         setting = {k: TUNE_GRID[k][int(i)] for k, i in zip(keys, values)}
         if setting["boundary_threshold"] is not None and "boundary" not in raw:
             continue
-        maps = label_maps(raw, sizes, dataclasses.replace(base, **setting))["heads"]
-        al, comp, over = evaluate(maps)
+        chosen = dataclasses.replace(base, **setting)
+        al, comp, over = evaluate(label_maps(raw, sizes, chosen)["heads"], photo_maps(chosen, "heads"))
         rows.append({"setting": setting, "pq": al["pq"], "sq": al["sq"], "rq": al["rq"], "count_acc": al["count_acc"],
                      "composites_pq": comp["pq"], "split": comp["split"], "oversplit": over})
         print("| " + " | ".join(str(setting[k]) for k in keys) + f" | {al['pq']:.3f} | {al['sq']:.3f} | {al['rq']:.3f} | "
@@ -186,6 +211,9 @@ def main():
     ap.add_argument("--set", default=str(WORK / "eval"), help="the instance set (built by make_eval_set.py if missing)")
     ap.add_argument("--tune", action="store_true", help="grid over group.py's thresholds on --tune-set instead")
     ap.add_argument("--tune-set", default=str(WORK / "tune"))
+    ap.add_argument("--tune-photos", type=int, default=400,
+                    help="--tune: this many more single-object DUTS-TE extra photos in the over-split bound "
+                         "(the set's own 100 are too few to hold it)")
     ap.add_argument("--no-real", dest="real", action="store_false", help="skip the real single-object photos")
     ap.add_argument("--regroup", action="store_true", help="reuse the raw maps of an earlier run in --out")
     ap.add_argument("--fg", action="store_true", help="also eval_subject.py on DUTS-TE / ECSSD val500 against --against")
@@ -220,7 +248,9 @@ def main():
     if a.tune:
         if "centre" not in raw:
             sys.exit("--tune needs a checkpoint with instance heads")
-        tune(raw, names, sizes, items, params, out)
+        ph = tune_photos(a.tune_photos, items)
+        p_raw, _, p_sizes = gather(model, a, "tune-photos", [k for k, _, _ in ph], [p for _, p, _ in ph])
+        tune(raw, names, sizes, items, params, out, ph, p_raw, p_sizes)
         return
     t = time.time()
     maps = label_maps(raw, sizes, params)

@@ -9,6 +9,10 @@ export_subject.py, eval_subject.py --checkpoint and train_subject.py --grow-from
 Exported weight files (.safetensors, BatchNorm folded into the convolutions) average in that folded
 form, read back with export_subject.load_exported_weights (identity BatchNorms): all sources must
 then be exported files (export a checkpoint with export_subject.py --fixtures '' --no-eval first).
+
+Instance heads (issue 39, keys `instance.*`) may be held by some sources only: each head tensor is
+the mean over the sources that hold it, so a soup of a file without heads and one with them keeps
+the latter's heads on the averaged network.
 """
 from __future__ import annotations
 
@@ -40,12 +44,16 @@ def main():
             continue
         path, _, key = source.partition(":")
         dicts.append(torch.load(path, map_location="cpu", weights_only=False)[key or "ema"])
-    if any(d.keys() != dicts[0].keys() for d in dicts):
+    def network(d):
+        return {name for name in d if not name.startswith("instance.")}
+    if any(network(d) != network(dicts[0]) for d in dicts):
         sys.exit("the checkpoints differ in their tensors (different variants?)")
     soup = {}
-    for name, first in dicts[0].items():
+    for name in dict.fromkeys(name for d in dicts for name in d):
+        holders = [d[name] for d in dicts if name in d]
+        first = holders[0]
         if first.is_floating_point():
-            soup[name] = (sum(d[name].float() for d in dicts) / len(dicts)).to(first.dtype)
+            soup[name] = (sum(t.float() for t in holders) / len(holders)).to(first.dtype)
         else:
             soup[name] = first
     torch.save({"ema": soup, "which": "soup", "sources": sources}, out)
