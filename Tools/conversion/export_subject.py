@@ -37,7 +37,7 @@ import torch.nn as nn
 TOOLS = Path(__file__).resolve().parents[1]
 REPO = TOOLS.parent
 sys.path.insert(0, str(TOOLS))  # Tools/: liftpy/ and the job folders import from there
-from liftpy.subject_model import SubjectNet, count_macs, net_for, variant_of  # noqa: E402
+from liftpy.subject_model import InstanceHeads, SubjectNet, count_macs, net_for  # noqa: E402
 from liftpy.repository import git_commit  # noqa: E402
 
 
@@ -128,15 +128,21 @@ def read_exported(path) -> dict:
 
 def load_exported(path) -> SubjectNet:
     """A SubjectNet of the variant an exported file holds (told by its convolution weights' shapes),
-    with the file loaded as `load_exported_weights` does; the file is read once."""
+    with the instance heads when the file has them (issue 39; their offset projection's
+    OFFSET_SCALE, folded in by the export, divided out again), loaded as `load_exported_weights`
+    does; the file is read once."""
     tensors = read_exported(path)
     shapes = {}
     for k, v in tensors.items():
         if k.endswith(".weight"):
             o, h, w, i = v.shape  # OHWI
             shapes[k] = (o, i, h, w)
-    model = SubjectNet(variant_of(shapes))
-    load_exported_weights(model, path, tensors)
+    model = net_for(shapes)
+    scaled = None
+    if model.instance is not None:
+        last = len(model.instance.branches["offset"]) - 1
+        scaled = {f"instance.branches.offset.{last}": InstanceHeads.OFFSET_SCALE}
+    load_exported_weights(model, path, tensors, scaled)
     return model
 
 
