@@ -10,9 +10,9 @@ import LiftTensor
 /// 3. Every foreground pixel votes for its nearest peak (`InstancePieces`). With a `minimumSupport`,
 ///    a peak whose votes landing within `joinDistance` of it cover less than that share of the photo
 ///    is dropped and the pixels vote again among the rest (one peak left or none → the components).
-///    A piece is what one component gives one peak, connected or not. Pieces under `minimumPiece` of the photo go to the
-///    larger piece of their component they border most (4-neighbour pixel pairs; ties: the higher
-///    piece number), or to the component's largest piece.
+///    A piece is what one component gives one peak, connected or not. Pieces under `minimumPiece`
+///    of the photo go to the larger piece of their component they border most (4-neighbour pixel
+///    pairs; ties: the higher piece number), or to the component's largest piece.
 /// 4. Two bordering pieces stay apart only where the mean boundary probability over their border's
 ///    pixel pairs is at least `boundaryThreshold` (no boundary map or threshold: offsets alone split).
 /// 5. Instances whose pixels mostly vote for one peak, with a median miss under `joinDistance`

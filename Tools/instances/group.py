@@ -25,9 +25,9 @@ The steps (thresholds are keyword arguments; tune them on Tools/instances/.work/
     the photo is no centre (a local maximum the offsets do not point at) and is dropped, and the
     pixels vote again among the rest; one peak left or none: the components, as in step 2. A
     piece is all the pixels of one component that join one peak, connected or not (so the two
-    visible parts of an object cut by an occluder that is itself foreground are one piece). Pieces under min_piece of the photo
-    are given to the larger piece of their component they border most (or its largest), so no
-    sliver becomes an instance.
+    visible parts of an object cut by an occluder that is itself foreground are one piece).
+    Pieces under min_piece of the photo are given to the larger piece of their component they
+    border most (or its largest), so no sliver becomes an instance.
  4. Boundary check before splitting: two pieces of one component that border each other stay
     apart only if the mean predicted boundary on their shared border is >= boundary_threshold;
     otherwise they are merged (so without a predicted seam the component stays whole, as today).
@@ -55,7 +55,7 @@ class GroupParams:
     min_piece: float = 0.005       # share of the photo (the metrics' meaningful segment)
     boundary_threshold: float | None = 0.3  # None: no boundary check (predict.py passes no map)
     join_distance: float = 12.0    # model pixels
-    min_support: float = 0.0       # share of the photo whose votes must land within join_distance of a peak; 0: no test
+    min_support: float = 0.0       # share of the photo voting within join_distance of a peak; 0: no test
 
 
 def peaks(centre: np.ndarray, threshold: float, nms: int, top_k: int) -> np.ndarray:
@@ -220,7 +220,8 @@ def self_check():
     """Perfect maps (targets.py's, sampled at /4) of a scene with two touching squares, one object
     seen in two separate parts and a lone blob: `group` must find 4 instances (the two parts one),
     merge the touching pair when no boundary is predicted between them, fall back to the
-    components without peaks, and drop a spurious peak the offsets do not point at. Prints what it found; raises if any case fails."""
+    components without peaks, and drop a spurious peak the offsets do not point at. Prints what it
+    found; raises if any case fails."""
     import sys
     from pathlib import Path
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/

@@ -101,13 +101,15 @@ def infer(model, photos, size=256, mirror=True, batch=16):
     return {k: np.concatenate(v) for k, v in out.items()}
 
 
-def label_maps(raw, sizes, params: GroupParams):
-    """{"cc": [...], "heads": [...]} label maps at the photos' sizes from `infer`'s maps."""
-    out = {"cc": [], "heads": []} if "centre" in raw else {"cc": []}
+def label_maps(raw, sizes, params: GroupParams, methods=("cc", "heads")):
+    """{"cc": [...], "heads": [...]} label maps at the photos' sizes from `infer`'s maps (`methods`
+    of them; "heads" only when the maps have the instance heads')."""
+    out = {m: [] for m in methods if m == "cc" or "centre" in raw}
     for j, (h, w) in enumerate(sizes):
         fg = raw["fg"][j].astype(np.float32)
-        mask = cv2.resize(fg, (int(w), int(h)), interpolation=cv2.INTER_LINEAR) >= params.fg_threshold
-        out["cc"].append(ordered(*components(mask, params.speck)))
+        if "cc" in out:
+            mask = cv2.resize(fg, (int(w), int(h)), interpolation=cv2.INTER_LINEAR) >= params.fg_threshold
+            out["cc"].append(ordered(*components(mask, params.speck)))
         if "heads" in out:
             use_b = "boundary" in raw and params.boundary_threshold is not None  # None: offsets alone split
             b = raw["boundary"][j].astype(np.float32) if use_b else None
@@ -167,9 +169,9 @@ def tune(raw, names, sizes, items, base: GroupParams, out: Path, photos=(), phot
                 float(np.mean(over)) if over else float("nan"))
 
     def photo_maps(params, method):
-        return label_maps(photos_raw, photos_sizes, params)[method] if photos else []
+        return label_maps(photos_raw, photos_sizes, params, (method,))[method] if photos else []
 
-    cc = label_maps({"fg": raw["fg"]}, sizes, base)["cc"]
+    cc = label_maps(raw, sizes, base, ("cc",))["cc"]
     cc_all, cc_comp, cc_over = evaluate(cc, photo_maps(base, "cc"))
     n_photos = sum(e["stratum"]["objects"] == "photo" for e, _, _ in items) + len(photos)
     print(f"tuning set: {len(names)} images and {len(photos)} more single-object photos; connected components of "
@@ -184,7 +186,7 @@ def tune(raw, names, sizes, items, base: GroupParams, out: Path, photos=(), phot
         if setting["boundary_threshold"] is not None and "boundary" not in raw:
             continue
         chosen = dataclasses.replace(base, **setting)
-        al, comp, over = evaluate(label_maps(raw, sizes, chosen)["heads"], photo_maps(chosen, "heads"))
+        al, comp, over = evaluate(label_maps(raw, sizes, chosen, ("heads",))["heads"], photo_maps(chosen, "heads"))
         rows.append({"setting": setting, "pq": al["pq"], "sq": al["sq"], "rq": al["rq"], "count_acc": al["count_acc"],
                      "composites_pq": comp["pq"], "split": comp["split"], "oversplit": over})
         print("| " + " | ".join(str(setting[k]) for k in keys) + f" | {al['pq']:.3f} | {al['sq']:.3f} | {al['rq']:.3f} | "
