@@ -78,7 +78,7 @@ RECIPE_ARGS = ("size", "batch", "wd", "ema", "zoom_out_p", "zoom_canvas", "crop_
                "instance_heads", "no_boundary_head", "synth_share", "centre_weight", "offset_weight",
                "boundary_weight", "instance_lr_scale", "freeze_foreground", "instance_context",
                "centre_loss", "teacher", "distill_weight", "synth_fg_weight", "log_every", "synth_photo_p",
-               "init", "person_init", "imagenet_init", "grow_from", "variant")  # the last five: where the run began
+               "ema_ramp_heads", "init", "person_init", "imagenet_init", "grow_from", "variant")  # the last five: where the run began
 
 
 def atomic_save(obj, path: Path):
@@ -138,6 +138,9 @@ def main():
     ap.add_argument("--total-epochs", type=float, default=60,
                     help="length of the cosine schedule (spans sessions; on --resume, overrides)")
     ap.add_argument("--ema", type=float, default=0.999)
+    ap.add_argument("--ema-ramp-heads", action="store_true",
+                    help="with --instance-heads and --init: the EMA of the fresh instance.* tensors ramps "
+                         "up ((1 + step) / (10 + step)) while the trained rest keeps the full decay")
     ap.add_argument("--threads", default="auto",
                     help="torch threads, or 'auto': 2 while the machine is otherwise idle, 1 while "
                          "other work keeps it busy (1-minute load average above 3.5)")
@@ -319,7 +322,8 @@ def main():
             p.requires_grad_(name.startswith("instance."))
     # frozen: the heads are fresh, so the EMA ramps up (the frozen tensors are averaged with
     # themselves, which leaves them bit for bit as they are)
-    ema = EMA(model, a.ema, ramp=frozen or not (a.grow_from or a.init))
+    ema = EMA(model, a.ema, ramp=frozen or not (a.grow_from or a.init),
+              ramp_prefix="instance." if a.ema_ramp_heads else None)
     groups = [dict(g, params=[p for p in g["params"] if p.requires_grad])
               for g in param_groups(model, a.wd, a.encoder_lr_scale, a.instance_lr_scale)]
     opt = torch.optim.AdamW([g for g in groups if g["params"]], lr=base_lr, betas=(0.9, 0.999))
