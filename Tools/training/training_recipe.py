@@ -185,29 +185,28 @@ class EMA:
         self.model = copy.deepcopy(model)
         self.model.eval()
         self.decay = decay
-        self.ramp = ramp
         for p in self.model.parameters():
             p.requires_grad_(False)
-        # (ema tensor, live tensor, ramps) for every float parameter and buffer, in two fused groups
-        named = [(n, ep, p) for (n, ep), p in zip(self.model.named_parameters(), model.parameters())]
-        named += [(n, eb, b) for (n, eb), b in zip(self.model.named_buffers(), model.buffers())]
-        self.groups = {True: [], False: []}
-        self.copied = []
-        for n, e, live in named:
-            if not e.is_floating_point():
-                self.copied.append((e, live))
-            else:
-                self.groups[ramp if ramp_prefix is None else n.startswith(ramp_prefix)].append((e, live))
+        # whether each parameter, then each buffer, ramps (by name: the tensors themselves are
+        # looked up at each update, since moving a module to a device replaces its buffers)
+        names = [n for n, _ in self.model.named_parameters()] + [n for n, _ in self.model.named_buffers()]
+        self.ramps = [ramp if ramp_prefix is None else n.startswith(ramp_prefix) for n in names]
 
     @torch.no_grad()
     def update(self, model, step):
         ramped = min(self.decay, (1 + step) / (10 + step))
-        for ramps, pairs in self.groups.items():
-            if pairs:  # one fused call per group: on a GPU each separate lerp is a kernel launch
-                d = ramped if ramps else self.decay
-                torch._foreach_lerp_([e for e, _ in pairs], [live.detach() for _, live in pairs], 1 - d)
-        for e, live in self.copied:
-            e.copy_(live)
+        tensors = zip(list(self.model.parameters()) + list(self.model.buffers()),
+                      list(model.parameters()) + list(model.buffers()), self.ramps)
+        groups = {True: ([], []), False: ([], [])}  # ramps -> (EMA tensors, live tensors)
+        for e, live, ramps in tensors:
+            if e.is_floating_point():
+                groups[ramps][0].append(e)
+                groups[ramps][1].append(live.detach())
+            else:
+                e.copy_(live)
+        for ramps, (es, lives) in groups.items():
+            if es:  # one fused call per group: on a GPU each separate lerp is a kernel launch
+                torch._foreach_lerp_(es, lives, 1 - (ramped if ramps else self.decay))
 
 
 def param_groups(model, wd, encoder_lr_scale=1.0, instance_lr_scale=1.0):
