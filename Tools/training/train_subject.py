@@ -227,6 +227,8 @@ def main():
         for key in ("train_extra", "distill", "val_sets", "instance_heads", "synth_share", "freeze_foreground"):
             if key in resumed_args and "--" + key.replace("_", "-") not in sys.argv:
                 setattr(a, key, resumed_args[key])
+    if a.ema_ramp_heads and not a.instance_heads:
+        sys.exit("--ema-ramp-heads ramps the instance heads' average: give --instance-heads too")
     if a.teacher and a.freeze_foreground:
         sys.exit("--teacher holds the foreground in joint training; --freeze-foreground keeps it fixed already")
     if a.freeze_foreground:
