@@ -322,8 +322,8 @@ def main():
     if frozen:  # nothing outside the heads needs or gets a gradient; AdamW sees the heads only
         for name, p in model.named_parameters():
             p.requires_grad_(name.startswith("instance."))
-    # frozen: the heads are fresh, so the EMA ramps up (the frozen tensors are averaged with
-    # themselves, which leaves them bit for bit as they are)
+    # frozen: the heads are fresh, so the EMA ramps up (it copies the frozen tensors, which leaves
+    # them bit for bit as they are)
     ema = EMA(model, a.ema, ramp=frozen or not (a.grow_from or a.init),
               ramp_prefix="instance." if a.ema_ramp_heads else None)
     groups = [dict(g, params=[p for p in g["params"] if p.requires_grad])

@@ -199,7 +199,9 @@ class EMA:
                       list(model.parameters()) + list(model.buffers()), self.ramps)
         groups = {True: ([], []), False: ([], [])}  # ramps -> (EMA tensors, live tensors)
         for e, live, ramps in tensors:
-            if e.is_floating_point():
+            # frozen parameters are copied: lerp averages -0.0 with itself to +0.0
+            frozen = isinstance(live, nn.Parameter) and not live.requires_grad
+            if e.is_floating_point() and not frozen:
                 groups[ramps][0].append(e)
                 groups[ramps][1].append(live.detach())
             else:
