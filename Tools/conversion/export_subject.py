@@ -266,6 +266,9 @@ def main():
             f"grown from {args['grow_from']}, a trained smaller variant whose encoder began as the person "
             "model's (MediaPipe Selfie Segmentation, Apache-2.0); the lineage is in Tools/TRAINING.md"
             if args.get("grow_from") else
+            f"the foreground network is {args['init']}'s unchanged (--freeze-foreground: only the instance "
+            "heads were trained, on synthetic touching composites; that file's lineage is in Weights/PROVENANCE.md)"
+            if args.get("init") and args.get("freeze_foreground") else
             f"initialised from {args['init']}" if args.get("init") else
             f"resumed from {args['resume']}; the run's history, its initialisation included, is in "
             "Tools/TRAINING.md" if args.get("resume") else "trained from scratch")

@@ -18,7 +18,11 @@ What it scores:
                       runs `lift DIR -o … --mask … --labels … -j 1` on the set's images and on the
                       single-object photos (written as PNG to a temporary folder, as
                       Tools/evaluation/eval_subject.py does), keeping the outputs in
-                      Tools/instances/.work/lift/ (reused while the binary's sha256 is the same)
+                      Tools/instances/.work/lift/ (reused while the binary's and the subject model
+                      file's sha256 are the same)
+  --by-model          also (c): the binary with `--instances-by model`, the model's instance heads
+                      grouped in Swift with the shipped thresholds, end to end as a user gets them
+                      (the subject file of $LIFT_WEIGHTS, else Weights/, must have heads)
   --tune              grid over the watershed's h and sigma on the tuning set (make_eval_set.py
                       --set tune): the best PQ over all its images, and the best PQ among settings
                       whose over-split on its untouched photos stays within 2 points of connected
@@ -37,6 +41,7 @@ import argparse
 import hashlib
 import json
 import math
+import os
 import subprocess
 import sys
 import tempfile
@@ -104,33 +109,45 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-def run_lift(binary: str, inputs: Path, out: Path, names, digest: str = ""):
+def subject_model_file() -> Path:
+    """The subject model file the binary loads: $LIFT_WEIGHTS's, else the repository's."""
+    return Path(os.environ.get("LIFT_WEIGHTS") or REPO / "Weights") / "subject.safetensors"
+
+
+def run_lift(binary: str, inputs: Path, out: Path, names, digest: str = "", extra=()):
     """Lift's label maps for every image of `inputs` (kept in out/labels, masks in out/masks),
-    rerunning only when the binary, the file names or `digest` (of the inputs' content) changed."""
-    stamp = {"binary_sha256": sha256_file(Path(binary)), "inputs": sorted(names), "inputs_digest": digest}
+    with `extra` arguments, rerunning only when the binary, the subject model file, the arguments,
+    the file names or `digest` (of the inputs' content) changed."""
+    stamp = {"binary_sha256": sha256_file(Path(binary)), "model_sha256": sha256_file(subject_model_file()),
+             "args": list(extra), "inputs": sorted(names), "inputs_digest": digest}
     stamp_file = out / "stamp.json"
     if stamp_file.exists() and json.loads(stamp_file.read_text()) == stamp:
         return out / "labels"
     for sub in ("cutouts", "masks", "labels"):
         (out / sub).mkdir(parents=True, exist_ok=True)
     cmd = [binary, str(inputs), "-o", str(out / "cutouts"), "--mask", str(out / "masks"),
-           "--labels", str(out / "labels"), "--force", "--quiet", "-j", "1"]
+           "--labels", str(out / "labels"), "--force", "--quiet", "-j", "1", *extra]
     print(f"running {' '.join(cmd)}", flush=True)
     subprocess.run(cmd, check=True)
     stamp_file.write_text(json.dumps(stamp))
     return out / "labels"
 
 
-def lift_on_set(binary, set_dir: Path, items, tag: str):
+BY_MODEL = ("--instances-by", "model")
+
+
+def lift_on_set(binary, set_dir: Path, items, tag: str, extra=()):
     names = [Path(e["files"]["image"]).name for e, _, _ in items]
-    return run_lift(binary, set_dir / "images", WORK / "lift" / tag, names, sha256_file(set_dir / "manifest.json"))
+    folder = WORK / "lift" / (f"{tag}-by-model" if extra else tag)
+    return run_lift(binary, set_dir / "images", folder, names, sha256_file(set_dir / "manifest.json"), extra)
 
 
-def lift_on_real(binary, set_name, photos):
+def lift_on_real(binary, set_name, photos, extra=()):
     with tempfile.TemporaryDirectory() as tmp:
         for key, photo, _ in photos:
             cv2.imwrite(str(Path(tmp) / f"{key}.png"), photo[..., ::-1])
-        return run_lift(binary, Path(tmp), WORK / "lift" / f"real-{set_name}", [f"{k}.png" for k, _, _ in photos])
+        folder = WORK / "lift" / (f"real-{set_name}-by-model" if extra else f"real-{set_name}")
+        return run_lift(binary, Path(tmp), folder, [f"{k}.png" for k, _, _ in photos], extra=extra)
 
 
 GROUPS = (("all", lambda s: True),
@@ -231,6 +248,7 @@ def main():
     ap.add_argument("--pred-real", help="label maps to score on the single-object photos: DIR/duts, DIR/ecssd")
     ap.add_argument("--name", default="predictions", help="what --pred/--pred-real are, for the tables")
     ap.add_argument("--baselines", action="store_true", help="score Lift's connected components and the watershed")
+    ap.add_argument("--by-model", action="store_true", help="also score the binary's --instances-by model")
     ap.add_argument("--lift", default=str(REPO / ".build/release/lift"))
     ap.add_argument("--tune", action="store_true", help="tune the watershed on the tuning set")
     ap.add_argument("--tune-set", default=str(WORK / "tune"))
@@ -245,17 +263,18 @@ def main():
             for key, _, _ in real_photos(set_name):
                 print(f"{set_name}/{key}")
         return
-    if (a.baselines or a.tune) and not Path(a.lift).exists():
+    if (a.baselines or a.by_model or a.tune) and not Path(a.lift).exists():
         sys.exit(f"no lift binary at {a.lift}: build it with `swift build -c release --product lift` or give --lift")
     if a.tune:
         tune(a.lift, Path(a.tune_set))
         return
-    if not (a.pred or a.pred_real or a.baselines):
-        ap.error("nothing to score: give --pred, --pred-real, --baselines or --tune")
+    if not (a.pred or a.pred_real or a.baselines or a.by_model):
+        ap.error("nothing to score: give --pred, --pred-real, --baselines, --by-model or --tune")
     set_dir = Path(a.set)
     results, real_rows = {}, []
-    items = read_set(set_dir) if (a.pred or a.baselines) else []
-    photos = {s: real_photos(s) for s in real_sets} if (a.pred_real or a.baselines) else {}
+    lift_runs = a.baselines or a.by_model
+    items = read_set(set_dir) if (a.pred or lift_runs) else []
+    photos = {s: real_photos(s) for s in real_sets} if (a.pred_real or lift_runs) else {}
     methods = {}  # method -> (set predictions or None, {real set: predictions} or None)
     if a.baselines:
         labels_dir = lift_on_set(a.lift, set_dir, items, "eval")
@@ -270,6 +289,11 @@ def main():
             ws_real = {s: {k: ws.watershed_instances(m > 0, h, sigma) for k, m in d.items()} for s, d in lift_real.items()}
             methods[f"watershed on lift's mask, {label} (h {h}, sigma {sigma})"] = (
                 ws_set.__getitem__, {s: (lambda d: d.__getitem__)(d) for s, d in ws_real.items()})
+    if a.by_model:
+        labels_dir = lift_on_set(a.lift, set_dir, items, "eval", BY_MODEL)
+        real_dirs = {s: lift_on_real(a.lift, s, ph, BY_MODEL) for s, ph in photos.items()}
+        methods["lift --instances-by model"] = (
+            (lambda n: find_pred(labels_dir, n)), {s: (lambda d: lambda k: find_pred(d, k))(d) for s, d in real_dirs.items()})
     if a.pred or a.pred_real:
         set_pred = (lambda n: find_pred(Path(a.pred), n)) if a.pred else None
         real_pred = ({s: (lambda s: lambda k: find_pred(Path(a.pred_real) / s, k))(s) for s in real_sets}

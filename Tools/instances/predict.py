@@ -52,7 +52,7 @@ from liftpy.duts_data import load_split, stretch  # noqa: E402
 WORK = HERE / ".work"
 REAL_SETS = ("duts", "ecssd")
 # --tune's grid (the other GroupParams fields stay as given)
-TUNE_GRID = {"centre_threshold": (0.1, 0.12, 0.15, 0.2, 0.3), "boundary_threshold": (None, 0.2, 0.3),
+TUNE_GRID = {"centre_threshold": (0.1, 0.12, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5), "boundary_threshold": (None, 0.2, 0.3),
              "min_piece": (0.005, 0.01), "min_support": (0.0, 0.005, 0.01, 0.02)}
 TUNE_PHOTOS_SEED = 3901  # which DUTS-TE extra photos --tune-photos draws
 
