@@ -153,8 +153,10 @@ def load_exported_weights(model: nn.Module, path, tensors: dict | None = None, s
     (ConvBNAct `X.0`, `X.1`) the bias becomes the BN shift and the BN an identity. Convs that are
     not in the file (the training-only side heads) keep their values. `tensors`: the file's
     `read_exported`, when already read. `scaled`: {NAME: constant the export folded into it}
-    (`export_network`'s answer; the instance heads' offset scale), divided out again. Returns the
-    number loaded."""
+    (`export_network`'s answer; the instance heads' offset scale), divided out again. A model
+    without instance heads takes a file's foreground network only (its `instance.*` tensors are
+    skipped): `train_subject.py --init` builds its heads, fresh, after loading. Returns the number
+    loaded."""
     if tensors is None:
         tensors = read_exported(path)
     modules = dict(model.named_modules())
@@ -177,7 +179,8 @@ def load_exported_weights(model: nn.Module, path, tensors: dict | None = None, s
         else:
             conv.bias.copy_(b)
         loaded += 1
-    expected = sum(1 for k in tensors if k.endswith(".weight"))
+    heads = getattr(model, "instance", None) is not None
+    expected = sum(1 for k in tensors if k.endswith(".weight") and (heads or not k.startswith("instance.")))
     if loaded != expected:
         raise ValueError(f"{path}: {expected} convolutions in the file, {loaded} matched the model")
     return loaded
