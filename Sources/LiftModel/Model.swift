@@ -130,6 +130,7 @@ public final class Model: @unchecked Sendable {
     }
 
     /// Runs the model on `input` (NHWC `[1, H, W, C]`) and returns a new tensor holding the first output.
+    /// Only the operations that output needs run (a model's instance heads do not).
     /// - Parameter threads: parallel parts per kernel (results do not depend on it).
     /// - Throws: `GraphError.inputShapeMismatch` or `.shapeMismatch` when the input does not fit.
     public func run(_ input: Tensor, threads: Int = Parallel.defaultThreads) throws -> Tensor {
@@ -155,7 +156,7 @@ public final class Model: @unchecked Sendable {
     public func runAll(_ input: Tensor, threads: Int = Parallel.defaultThreads) throws -> [Tensor] {
         lock.lock()
         defer { lock.unlock() }
-        _ = try execute(input, threads: threads)
+        _ = try execute(input, threads: threads, allOutputs: true)
         guard let plan else { preconditionFailure("execute leaves a plan") }
         return plan.outputs.map { result in
             let output = Tensor(shape: result.shape)
@@ -229,7 +230,7 @@ public final class Model: @unchecked Sendable {
         public let callingThreadCPUSeconds: Double
     }
 
-    /// Runs the model once like `run(_:threads:)`, timing every operation (for benchmarks).
+    /// Runs the model once like `run(_:threads:)`, timing every operation it runs (for benchmarks).
     public func profile(_ input: Tensor, threads: Int = Parallel.defaultThreads) throws -> [OperationTiming] {
         lock.lock()
         defer { lock.unlock() }
@@ -242,22 +243,23 @@ public final class Model: @unchecked Sendable {
         return timings
     }
 
-    /// Runs every step into the plan's buffers; returns the tensor holding the first output. Caller
-    /// holds `lock`. `observe`, if given, receives each step's index, wall and calling-thread CPU
-    /// seconds, and output shape.
-    private func execute(_ input: Tensor, threads: Int,
+    /// Runs the steps the first output needs (`allOutputs`: every step) into the plan's buffers;
+    /// returns the tensor holding the first output. Caller holds `lock`. `observe`, if given,
+    /// receives each step's index, wall and calling-thread CPU seconds, and output shape.
+    private func execute(_ input: Tensor, threads: Int, allOutputs: Bool = false,
                          observe: ((Int, Double, Double, TensorShape) -> Void)? = nil) throws -> Tensor {
         let plan = try self.plan(for: input.shape)
         plan.input.reshape(to: input.shape)
         plan.input.data.update(from: input.data, count: input.count)
         // One team for the whole run: the kernels' parallel parts go to helpers already running.
-        Parallel.withTeam(threads: threads) { runSteps(plan: plan, threads: threads, observe: observe) }
+        Parallel.withTeam(threads: threads) { runSteps(plan: plan, threads: threads, allOutputs: allOutputs, observe: observe) }
         return plan.outputs[0]
     }
 
-    /// Runs every step in order into `plan`'s buffers (see `execute`).
-    private func runSteps(plan: ExecutionPlan, threads: Int, observe: ((Int, Double, Double, TensorShape) -> Void)?) {
-        for (index, step) in program.steps.enumerated() {
+    /// Runs the steps in order into `plan`'s buffers (see `execute`).
+    private func runSteps(plan: ExecutionPlan, threads: Int, allOutputs: Bool,
+                          observe: ((Int, Double, Double, TensorShape) -> Void)?) {
+        for (index, step) in program.steps.enumerated() where allOutputs || program.neededForFirstOutput[index] {
             let output = plan.stepOutputs[index]
             output.reshape(to: plan.shapes[step.output])
             if let observe {

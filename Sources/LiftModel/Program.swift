@@ -37,6 +37,9 @@ struct Program {
     let outputs: [Int]
     /// Steps in execution order.
     let steps: [Step]
+    /// Whether each step (by index) is needed for the first output: what `Model.run` executes, so a
+    /// model with instance heads runs them only when every output is asked for (`Model.runAll`).
+    let neededForFirstOutput: [Bool]
 
     /// Fuses standalone activations into their producers, packs every convolution's weights, then
     /// fuses concats and residual adds into the Winograd convolutions next to them.
@@ -57,6 +60,22 @@ struct Program {
             return Step(name: node.name, kernel: Self.kernel(for: node.operation), inputs: node.inputs, output: node.output)
         }
         steps = Self.fusingConvInputs(unfused, outputs: graph.outputs, valueCount: graph.valueNames.count)
+        neededForFirstOutput = Self.steps(of: steps, neededFor: graph.outputs[0])
+    }
+
+    /// For each of `steps`, whether `value` depends on its output (walked back from the step that
+    /// writes `value` through the steps that write each input).
+    private static func steps(of steps: [Step], neededFor value: Int) -> [Bool] {
+        var writer: [Int: Int] = [:]
+        for (index, step) in steps.enumerated() { writer[step.output] = index }
+        var needed = [Bool](repeating: false, count: steps.count)
+        var pending = [value]
+        while let next = pending.popLast() {
+            guard let index = writer[next], !needed[index] else { continue }
+            needed[index] = true
+            pending += steps[index].inputs
+        }
+        return needed
     }
 
     /// This program with its input's height and width left open, for a graph whose steps all follow

@@ -56,3 +56,16 @@ func instanceHeadsOutputsMatchPyTorch(threads: Int) throws {
     for (a, b) in zip(first, second) { #expect(a.toArray() == b.toArray()) }
     #expect(try model.outputShape(forInput: input.shape) == first[0].shape)
 }
+
+/// `run` (and `profile`, which times what `run` runs) skips the steps only the instance heads need,
+/// and its mask is `runAll`'s bit for bit even when `runAll` ran before it in the same buffers.
+@Test func runSkipsTheInstanceHeads() throws {
+    let fixture = try HeadsFixture.load()
+    let model = try Model(contentsOf: Fixtures.url("instances/heads.safetensors"))
+    let input = try fixtureTensor("instances/heads.input.f32", try fixture.shape("input"))
+    let ran = try model.profile(input, threads: 1).map(\.name)
+    #expect(!ran.isEmpty && !ran.contains { $0.contains("instance") }, "\(ran)")
+    #expect(ran.contains("interpolate"))
+    let all = try model.runAll(input, threads: 2)
+    #expect(try model.run(input, threads: 2).toArray() == all[0].toArray())
+}
