@@ -42,7 +42,8 @@ public struct Analysis: Sendable {
         /// Where the subjects come from: the mask's connected components (default) or the model's
         /// instance cues (`SubjectLifter` runs the model's instance heads; `Analysis` needs the cues).
         public var instances: InstanceSource
-        /// The thresholds that turn instance cues into subjects (with `instances == .model`).
+        /// The thresholds that turn instance cues into subjects (with `instances == .model`); the
+        /// default is the setting tuned for the shipped subject model's heads (`.shipped`).
         public var grouping: InstanceGrouping.Parameters
 
         /// Options; the defaults suit photos: threshold 0.5, refinement on, specks under 0.05 % of
@@ -52,7 +53,7 @@ public struct Analysis: Sendable {
                     refineEpsilon: Float = 1e-4, minimumArea: MinimumArea = .fraction(0.0005),
                     fillHoles: Bool = false, keepLargestOnly: Bool = false,
                     connectivity: Connectivity = .eight, decontaminate: Bool = true, threads: Int? = nil,
-                    instances: InstanceSource = .components, grouping: InstanceGrouping.Parameters = .init()) {
+                    instances: InstanceSource = .components, grouping: InstanceGrouping.Parameters = .shipped) {
             self.instances = instances
             self.grouping = grouping
             self.threshold = threshold

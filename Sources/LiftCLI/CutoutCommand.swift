@@ -23,7 +23,7 @@ public enum CutoutCommand: Sendable, Equatable {
         OptionSpec("square", help: "make the crop a square centred on the subjects"),
         OptionSpec("max-size", value: "N", help: "scale the result down so its longer side is at most N pixels"),
         OptionSpec("instances", value: "WHICH", help: "all | largest | 1,3 (subjects numbered by decreasing area; default all)"),
-        OptionSpec("instances-by", value: "HOW", help: "components | model: subjects are the mask's connected components (default), or the model's instance heads split touching ones (a model exported with them)"),
+        OptionSpec("instances-by", value: "HOW", help: "components | model: subjects are the mask's connected components (default), or the model's instance heads split touching ones (the subject model has them; a conservative split that keeps single objects whole)"),
         OptionSpec("at", value: "X,Y", help: "keep only the subject under pixel X,Y (or one within 1 % of the longer side)"),
         OptionSpec("each", help: "write each kept subject to its own file: <name>.N.cutout.png (N as in --instances)"),
         OptionSpec("mask", value: "PATH", help: "also write the grey mask (file for one input, else directory)"),

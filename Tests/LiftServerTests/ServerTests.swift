@@ -30,6 +30,15 @@ import TestSupport
         let openAPI = try URLSessionClient.send(server.base + "/openapi.json")
         let paths = try #require(try openAPI.json()["paths"] as? [String: Any])
         #expect(Set(paths.keys).isSuperset(of: ["/api/remove", "/api/mask", "/api/analyze", "/healthz", "/metrics"]))
+        // Every option the server takes is documented: the list its unknown-option answer gives.
+        let components = try #require(try openAPI.json()["components"] as? [String: Any])
+        let documented = Set(try #require(components["parameters"] as? [String: Any]).keys)
+        let unknown = try URLSessionClient.send(server.base + "/api/remove?colour=red", method: "POST", body: try ServerPhotos.twoAstronauts())
+        let message = try #require(try unknown.json()["message"] as? String)
+        let listed = try #require(message.components(separatedBy: "the options are ").last)
+        let options = listed.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(unknown.status == 400 && options.count >= 14, "\(unknown.text)")
+        #expect(Set(options).isSubset(of: documented), "undocumented: \(Set(options).subtracting(documented))")
         let head = try RawClient(port: server.port)
         head.send("HEAD /healthz HTTP/1.1\r\nHost: t\r\n\r\nGET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
         let headAnswer = try #require(head.readResponse())

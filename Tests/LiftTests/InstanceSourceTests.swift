@@ -52,8 +52,10 @@ import TestSupport
                                 offsetX: map(dx), boundary: map(boundary))
     }
 
-    static func analysis(_ source: InstanceSource, cues: InstanceCues?) throws -> Analysis {
-        try Analysis(photo: photo, probability: probability, instanceCues: cues, options: Analysis.Options(instances: source))
+    static func analysis(_ source: InstanceSource, cues: InstanceCues?,
+                         grouping: InstanceGrouping.Parameters = .shipped) throws -> Analysis {
+        try Analysis(photo: photo, probability: probability, instanceCues: cues,
+                     options: Analysis.Options(instances: source, grouping: grouping))
     }
 
     @Test func theModelsCuesSplitTouchingSubjectsOverTheSameMask() throws {
@@ -76,8 +78,13 @@ import TestSupport
         #expect(image.width <= 52)
     }
 
-    @Test func withoutAPredictedBoundaryTheTouchingPairStaysOne() throws {
-        #expect(try Self.analysis(.model, cues: try Self.cues(touching: false)).subjects.count == 1)
+    @Test func withABoundaryCheckAPairWithoutPredictedBoundaryStaysOne() throws {
+        let checked = InstanceGrouping.Parameters(boundaryThreshold: 0.3)
+        #expect(try Self.analysis(.model, cues: try Self.cues(touching: false), grouping: checked).subjects.count == 1)
+        #expect(try Self.analysis(.model, cues: try Self.cues(touching: true), grouping: checked).subjects.count == 2)
+        // The shipped setting has no boundary check: the offsets alone split.
+        #expect(InstanceGrouping.Parameters.shipped.boundaryThreshold == nil)
+        #expect(try Self.analysis(.model, cues: try Self.cues(touching: false)).subjects.count == 2)
     }
 
     @Test func componentsIgnoreCuesAndTheModelNeedsThem() throws {
@@ -112,8 +119,8 @@ import TestSupport
     }
 
     @Test func aModelWithoutInstanceHeadsIsATypedError() throws {
-        guard (try? ModelCatalog.url(for: .subject)) != nil else { return }
-        var lifter = try SubjectLifter(model: .subject, quality: .fast, threads: 2)
+        guard (try? ModelCatalog.url(for: .person)) != nil else { return }
+        var lifter = try SubjectLifter(model: .person, quality: .fast, threads: 2)
         #expect(!lifter.hasInstanceCues)
         #expect(try lifter.instanceCues(for: Self.photo) == nil)
         lifter.analysisOptions.instances = .model
@@ -122,7 +129,7 @@ import TestSupport
             Issue.record("instances by model with a model without heads must throw")
         } catch {
             guard case .noInstanceCues(let model) = error else { Issue.record("unexpected \(error)"); return }
-            #expect(model == .subject)
+            #expect([ModelName.person, .personLandscape].contains(model))  // the photo is wider than 4:3
             #expect(error.description.contains("no instance heads"))
         }
     }

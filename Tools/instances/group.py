@@ -58,6 +58,12 @@ class GroupParams:
     min_support: float = 0.0       # share of the photo voting within join_distance of a peak; 0: no test
 
 
+# The thresholds tuned for the shipped subject model's heads (Weights/subject.safetensors, run i39k in
+# Tools/TRAINING.md): predict.py --tune's best PQ within the over-split bound. Swift's
+# InstanceGrouping.Parameters.shipped holds the same; heads trained again are tuned again and both change.
+SHIPPED = GroupParams(centre_threshold=0.35, boundary_threshold=None, min_piece=0.01, min_support=0.01)
+
+
 def peaks(centre: np.ndarray, threshold: float, nms: int, top_k: int) -> np.ndarray:
     """(n, 3) rows (row, column, score) of the centre map's local maxima (nms x nms window) with
     score >= threshold, best first, at most top_k. Rows and columns are cell indices."""
