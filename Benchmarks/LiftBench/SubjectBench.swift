@@ -79,6 +79,28 @@ private func benchmarkModelAlone(weights: String, onnx: String, options: Subject
                                                 runs: options.runs, rounds: options.rounds)
         print(result.report(threads: count, flops: flops))
     }
+    if model.outputNames.count > 1 {
+        // A file with instance heads (issue 39): `run` skips them; `runAll` (`--instances-by model`) runs them.
+        print("\nLift alone, the mask (`run`) vs every output (`runAll`: + \(model.outputNames.dropFirst().joined(separator: ", "))), "
+              + "median ms of \(options.rounds) rounds × \(options.runs) runs each, interleaved:")
+        for count in options.threads {
+            var mask: [Double] = [], all: [Double] = []
+            for _ in 0 ..< options.rounds {
+                for _ in 0 ..< options.runs {
+                    let start = wallSeconds()
+                    _ = try model.run(input, threads: count)
+                    mask.append(wallSeconds() - start)
+                }
+                for _ in 0 ..< options.runs {
+                    let start = wallSeconds()
+                    _ = try model.runAll(input, threads: count)
+                    all.append(wallSeconds() - start)
+                }
+            }
+            print(String(format: "%d thread(s): run %.2f ms, runAll %.2f ms (%.2f×)", count, median(mask) * 1e3,
+                         median(all) * 1e3, median(all) / median(mask)))
+        }
+    }
     if options.profile {
         for count in options.threads {
             let runs = try (0 ..< 11).map { _ in try model.profile(input, threads: count) }

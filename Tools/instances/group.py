@@ -59,8 +59,9 @@ class GroupParams:
 
 
 # The thresholds tuned for the shipped subject model's heads (Weights/subject.safetensors, run i39k in
-# Tools/TRAINING.md): predict.py --tune's best PQ within the over-split bound. Swift's
-# InstanceGrouping.Parameters.shipped holds the same; heads trained again are tuned again and both change.
+# Tools/TRAINING.md): predict.py --tune's best PQ a standard error inside the over-split bound, with
+# the support test that kept ECSSD's val500 photos inside it. Swift's InstanceGrouping.Parameters.shipped
+# holds the same; heads trained again are tuned again and both change.
 SHIPPED = GroupParams(centre_threshold=0.35, boundary_threshold=None, min_piece=0.01, min_support=0.01)
 
 

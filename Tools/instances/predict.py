@@ -44,7 +44,7 @@ TOOLS = HERE.parent
 REPO = TOOLS.parent
 sys.path.insert(0, str(TOOLS))  # Tools/
 from instances.eval_instances import read_set, real_photos  # noqa: E402
-from instances.group import GroupParams, components, group, ordered  # noqa: E402
+from instances.group import SHIPPED, GroupParams, components, group, ordered  # noqa: E402
 from instances.metrics import oversplit, score_image, summarise  # noqa: E402
 from instances.sources import is_single_object  # noqa: E402
 from liftpy.duts_data import load_split, stretch  # noqa: E402
@@ -221,9 +221,10 @@ def main():
     ap.add_argument("--fg", action="store_true", help="also eval_subject.py on DUTS-TE / ECSSD val500 against --against")
     ap.add_argument("--against", default=str(REPO / "Weights/subject.safetensors"), help="--fg: the reference (e0z)")
     ap.add_argument("--threads", type=int, default=1)
-    for f in dataclasses.fields(GroupParams):
+    for f in dataclasses.fields(GroupParams):  # defaults: the setting Lift ships (group.SHIPPED)
+        shipped = getattr(SHIPPED, f.name)
         ap.add_argument("--" + f.name.replace("_", "-"), type=lambda v, t=f.type: None if v == "none" else
-                        (int(v) if t == "int" else float(v)), default=f.default, help=f"group.py (default {f.default})")
+                        (int(v) if t == "int" else float(v)), default=shipped, help=f"group.py (default {shipped}, shipped)")
     a = ap.parse_args()
     import torch
     torch.set_num_threads(a.threads)
