@@ -178,11 +178,13 @@ public final class Model: @unchecked Sendable {
         output.data.update(from: result.data, count: result.count)
     }
 
-    /// Floating-point operations of the convolutions for an input of `shape`, by the explicit formula
-    /// 2·N·Ho·Wo·Cout·(Cin/groups)·Kh·Kw (transposed: 2·N·H·W·Cin·Cout·Kh·Kw); other ops are not counted.
+    /// Floating-point operations of the convolutions `run` executes for an input of `shape` (a model's
+    /// instance heads not included), by the explicit formula 2·N·Ho·Wo·Cout·(Cin/groups)·Kh·Kw
+    /// (transposed: 2·N·H·W·Cin·Cout·Kh·Kw); other ops are not counted.
     public func convolutionFLOPs(forInput shape: TensorShape) throws -> Double {
         let shapes = try program.inferShapes(input: shape, limits: limits)
-        return program.steps.reduce(0) { total, step in
+        return program.steps.indices.filter { program.neededForFirstOutput[$0] }.reduce(0) { total, index in
+            let step = program.steps[index]
             switch step.kernel {
             case .conv(let conv):
                 let p = conv.parameters
