@@ -134,6 +134,7 @@ def run_lift(binary: str, inputs: Path, out: Path, names, digest: str = "", extr
 
 
 BY_MODEL = ("--instances-by", "model")
+CC, BY_MODEL_NAME = "lift (connected components)", "lift --instances-by model"  # methods' names in the tables
 
 
 def lift_on_set(binary, set_dir: Path, items, tag: str, extra=()):
@@ -173,8 +174,12 @@ def score_set(items, predictions) -> dict:
     return out
 
 
-def score_real(photos, predictions) -> dict:
-    flags = [oversplit(gt, predictions(key)) for key, _, gt in photos]
+def oversplit_flags(photos, predictions) -> list:
+    """`metrics.oversplit`'s (photo split, object split) for each single-object photo."""
+    return [oversplit(gt, predictions(key)) for key, _, gt in photos]
+
+
+def score_real(flags) -> dict:
     n = len(flags)
     rate = float(np.mean([f[0] for f in flags])) if n else math.nan
     obj = float(np.mean([f[1] for f in flags])) if n else math.nan
@@ -194,6 +199,17 @@ def print_set_table(method, summary):
         loose = f"{s['split_loose']:.3f}" if s["pairs"] else "-"
         print(f"| {name} | {s['images']} | {s['pq']:.3f} | {s['sq']:.3f} | {s['rq']:.3f} | {s['pairs']} | "
               f"{split} | {loose} | {s['count_acc']:.3f} |")
+
+
+def paired_oversplit(flags, base, other) -> dict:
+    """Per real set, `other`'s over-split minus `base`'s over the same photos, with its paired
+    standard error and how many photos only one of them splits."""
+    out = {}
+    for s, a in flags[base].items():
+        d = np.array([y[0] for y in flags[other][s]], float) - np.array([x[0] for x in a], float)
+        out[s] = {"difference": float(d.mean()), "se": float(d.std(ddof=1) / math.sqrt(len(d))),
+                  "only_other": int((d > 0).sum()), "only_base": int((d < 0).sum())}
+    return out
 
 
 def print_real_table(rows):
@@ -271,7 +287,7 @@ def main():
     if not (a.pred or a.pred_real or a.baselines or a.by_model):
         ap.error("nothing to score: give --pred, --pred-real, --baselines, --by-model or --tune")
     set_dir = Path(a.set)
-    results, real_rows = {}, []
+    results, real_rows, flags = {}, [], {}
     lift_runs = a.baselines or a.by_model
     items = read_set(set_dir) if (a.pred or lift_runs) else []
     photos = {s: real_photos(s) for s in real_sets} if (a.pred_real or lift_runs) else {}
@@ -283,7 +299,7 @@ def main():
         for s, ph in photos.items():
             d = lift_on_real(a.lift, s, ph)
             lift_real[s] = {key: find_pred(d, key) for key, _, _ in ph}
-        methods["lift (connected components)"] = (lift_set.__getitem__, {s: m.__getitem__ for s, m in lift_real.items()})
+        methods[CC] = (lift_set.__getitem__, {s: m.__getitem__ for s, m in lift_real.items()})
         for label, h, sigma in (("best PQ", ws.H, ws.SIGMA), ("over-split bound", ws.H_BOUNDED, ws.SIGMA_BOUNDED)):
             ws_set = {n: ws.watershed_instances(m > 0, h, sigma) for n, m in lift_set.items()}
             ws_real = {s: {k: ws.watershed_instances(m > 0, h, sigma) for k, m in d.items()} for s, d in lift_real.items()}
@@ -292,7 +308,7 @@ def main():
     if a.by_model:
         labels_dir = lift_on_set(a.lift, set_dir, items, "eval", BY_MODEL)
         real_dirs = {s: lift_on_real(a.lift, s, ph, BY_MODEL) for s, ph in photos.items()}
-        methods["lift --instances-by model"] = (
+        methods[BY_MODEL_NAME] = (
             (lambda n: find_pred(labels_dir, n)), {s: (lambda d: lambda k: find_pred(d, k))(d) for s, d in real_dirs.items()})
     if a.pred or a.pred_real:
         set_pred = (lambda n: find_pred(Path(a.pred), n)) if a.pred else None
@@ -306,12 +322,19 @@ def main():
             print_set_table(method, entry["eval_set"])
         if real_pred is not None:
             entry["oversplit"] = {}
+            flags[method] = {s: oversplit_flags(photos[s], real_pred[s]) for s in real_sets}
             for s in real_sets:
-                entry["oversplit"][s] = score_real(photos[s], real_pred[s])
+                entry["oversplit"][s] = score_real(flags[method][s])
                 real_rows.append((method, s, entry["oversplit"][s]))
         results[method] = entry
     if real_rows:
         print_real_table(real_rows)
+    if CC in flags and BY_MODEL_NAME in flags:  # the bound issue 39 sets, paired over the same photos
+        results["paired_oversplit"] = paired = paired_oversplit(flags, CC, BY_MODEL_NAME)
+        print(f"\nover-split, {BY_MODEL_NAME} minus {CC}, paired:")
+        for s, r in paired.items():
+            print(f"  {s}: {r['difference']:+.3f} ± {r['se']:.3f} ({r['only_other']} photos split only by the model, "
+                  f"{r['only_base']} only by the components)")
     if a.json:
         manifest_sha = sha256_file(set_dir / "manifest.json") if items else None
         Path(a.json).write_text(json.dumps({"set": str(set_dir), "manifest_sha256": manifest_sha,
