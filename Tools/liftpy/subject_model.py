@@ -199,13 +199,16 @@ class SubjectNet(nn.Module):
         self.head = nn.Conv2d(w[0], 1, 3, padding=1)
         # Registered last and only when asked for, so a network without them has exactly the
         # parameters (names, order) and random draws it always had.
-        self.instance = (InstanceHeads(w[1], boundary=boundary_head,
-                                       context=(w[2], w[3], w[4]) if instance_context else None)
+        # instance_context: None / False, "decoder" (True, as older checkpoints say) or "encoder":
+        # where the heads' light instance decoder reads its /8, /16, /32 maps (InstanceHeads).
+        source = {False: None, None: None, True: "decoder"}.get(instance_context, instance_context)
+        widths = {None: None, "decoder": (w[2], w[3], w[4]), "encoder": tuple(skip[2:5])}[source]
+        self.instance = (InstanceHeads(w[1], boundary=boundary_head, context=widths, source=source or "decoder")
                          if instance_heads else None)
 
     def _decode(self, x):
-        """The foreground outputs as `forward` returns them, and the decoder's maps the instance
-        heads read: (/4, /8, /16, /32 context)."""
+        """The foreground outputs as `forward` returns them, and the maps the instance heads read:
+        the decoder's (/4, /8, /16, /32 context), then the encoder's (/8, /16, /32)."""
         size = x.shape[2:]
         f2, f4, f8, f16, f32 = self.encoder(x)
         c = self.context(f32)
@@ -214,7 +217,7 @@ class SubjectNet(nn.Module):
         d4 = self.dec4(d8, f4)
         d2 = self.dec2(d4, f2)
         out = F.interpolate(self.head(d2), size=size, mode="bilinear", align_corners=False)
-        feats = (d4, d8, d16, c)
+        feats = (d4, d8, d16, c, f8, f16, f32)
         if not self.training:
             return out, feats
         # side logits stay at their own scale (/32, /16, /8, /4): the loss compares them with
@@ -259,20 +262,25 @@ class InstanceHeads(nn.Module):
     OFFSET_SCALE = 32.0
     CENTRE_BIAS, BOUNDARY_BIAS = -4.0, -3.0  # start at probabilities ~0.02 / ~0.05, the targets' rarity
 
-    def __init__(self, cin=32, mid=32, boundary=True, context=None):
+    def __init__(self, cin=32, mid=32, boundary=True, context=None, source="decoder"):
         super().__init__()
         # context: the widths (/8, /16, /32) of the decoder's coarser maps for a light instance
         # decoder (Panoptic-DeepLab gives instances a decoder of their own): at /16 a 1x1 mix of the
         # /16 map and the upsampled /32 context plus a 5x5 depthwise conv, the same at /8 with the
         # /8 map, then at /4 a 1x1 of the /4 map and the upsampled /8 result into the trunk. Its
         # keys (`instance.ctx16.*`, ...) mark such heads in a state dict (net_for); None: the
-        # first heads, reading the /4 map only.
+        # first heads, reading the /4 map only. source "encoder" (train_subject.py --instance-context
+        # encoder): the /8, /16, /32 maps are the encoder's rather than the decoder's (features not
+        # yet gathered into one salient blob), keys `instance.ectx16.*`, ...; the /4 map is the
+        # decoder's either way.
         self.context = tuple(context) if context else None
+        self.source = source
+        self._ctx = "ectx" if source == "encoder" else "ctx"
         if self.context:
             c8, c16, c32 = self.context
-            self.ctx16 = nn.Sequential(ConvBNAct(c16 + c32, 64, 1), ConvBNAct(64, 64, 5, groups=64))
-            self.ctx8 = nn.Sequential(ConvBNAct(c8 + 64, 48, 1), ConvBNAct(48, 48, 5, groups=48))
-            self.ctx4 = ConvBNAct(cin + 48, mid, 1)
+            setattr(self, self._ctx + "16", nn.Sequential(ConvBNAct(c16 + c32, 64, 1), ConvBNAct(64, 64, 5, groups=64)))
+            setattr(self, self._ctx + "8", nn.Sequential(ConvBNAct(c8 + 64, 48, 1), ConvBNAct(48, 48, 5, groups=48)))
+            setattr(self, self._ctx + "4", ConvBNAct(cin + 48, mid, 1))
             cin = mid
         self.trunk = ConvBNAct(cin, mid, 3)
         names = ("centre", "offset") + (("boundary",) if boundary else ())
@@ -287,19 +295,19 @@ class InstanceHeads(nn.Module):
                 self.branches["boundary"][-1].bias.fill_(self.BOUNDARY_BIAS)
 
     def forward(self, feats):
-        """feats: the decoder's (/4, /8, /16, /32-context) maps (SubjectNet.forward_features), or the
-        /4 map alone for heads without context."""
+        """feats: SubjectNet.forward_features's maps (the decoder's /4, /8, /16, /32-context, the
+        encoder's /8, /16, /32), or the /4 map alone for heads without context."""
         if isinstance(feats, torch.Tensor):
             feats = (feats,)
         d4 = feats[0]
         if self.context:
-            d8, d16, c = feats[1:4]
+            d8, d16, c = feats[4:7] if self.source == "encoder" else feats[1:4]
 
             def up(t, ref):
                 return F.interpolate(t, size=ref.shape[2:], mode="bilinear", align_corners=False)
-            i16 = self.ctx16(torch.cat([d16, up(c, d16)], dim=1))
-            i8 = self.ctx8(torch.cat([d8, up(i16, d8)], dim=1))
-            d4 = self.ctx4(torch.cat([d4, up(i8, d4)], dim=1))
+            i16 = getattr(self, self._ctx + "16")(torch.cat([d16, up(c, d16)], dim=1))
+            i8 = getattr(self, self._ctx + "8")(torch.cat([d8, up(i16, d8)], dim=1))
+            d4 = getattr(self, self._ctx + "4")(torch.cat([d4, up(i8, d4)], dim=1))
         t = self.trunk(d4)
         out = {n: b(t) for n, b in self.branches.items()}
         out["offset"] = out["offset"] * self.OFFSET_SCALE
@@ -396,7 +404,8 @@ def net_for(state: dict) -> SubjectNet:
     heads = any(k.startswith("instance.") for k in state)
     return SubjectNet(variant_of(state), instance_heads=heads,
                       boundary_head=any(k.startswith("instance.branches.boundary.") for k in state),
-                      instance_context=any(k.startswith("instance.ctx16.") for k in state))
+                      instance_context="encoder" if any(k.startswith("instance.ectx16.") for k in state)
+                      else any(k.startswith("instance.ctx16.") for k in state))
 
 
 def with_instance_heads(model: SubjectNet, boundary=True, seed=0, context=False) -> tuple[SubjectNet, list]:

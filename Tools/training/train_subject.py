@@ -35,7 +35,7 @@ Instance heads (issue 39, off by default; Tools/TRAINING.md "Next: instance head
   torch.no_grad() (no calibration, no side-head fit), every batch synthetic, no foreground
   validation (it cannot change); instead the instance losses of model and EMA on 64 held-out
   synthetic samples at each validation. --instance-context gives the heads the decoder's /8, /16
-  and /32 maps too (subject_model.InstanceHeads, context).
+  and /32 maps too (subject_model.InstanceHeads, context); --instance-context encoder the encoder's.
 Distillation (off by default): --distill D trains on (1 - D) mask + D teacher, the teacher being
   what `accurate` combines before refinement (Tools/training/teacher_maps.py writes it per split).
 Issue 39, joint training that holds the foreground (all off by default; Tools/TRAINING.md):
@@ -177,8 +177,9 @@ def main():
     ap.add_argument("--freeze-foreground", action="store_true",
                     help="with --instance-heads and --init: train the heads only on all-synthetic batches; "
                          "the foreground network stays bit-identical to --init (eval mode, no gradients)")
-    ap.add_argument("--instance-context", action="store_true",
-                    help="instance heads that also read the decoder's /8, /16 and /32 maps (a light instance decoder)")
+    ap.add_argument("--instance-context", nargs="?", const="decoder", choices=("decoder", "encoder"),
+                    help="instance heads with a light instance decoder of their own that also reads the /8, /16 "
+                         "and /32 maps of the decoder (the default) or of the encoder")
     ap.add_argument("--teacher", help="an exported .safetensors (e.g. Weights/subject.safetensors), frozen: its "
                                       "foreground probabilities on every training sample are a second target "
                                       "(joint training only, not with --freeze-foreground)")
@@ -261,7 +262,7 @@ def main():
         a.variant = variant_of(ckpt["model"])
         model = net_for(ckpt["model"])
         model.load_state_dict(ckpt["model"])
-        a.instance_context = bool(model.instance is not None and model.instance.context)
+        a.instance_context = model.instance.source if model.instance is not None and model.instance.context else None
         if a.instance_heads != (model.instance is not None):
             sys.exit("--instance-heads cannot be switched on or off in a --resume (start a run with --init)")
         start_step, best_cut_mae = ckpt["step"], ckpt.get("best_cut_mae", float("inf"))  # older runs chose by soft MAE
