@@ -1,3 +1,4 @@
+import Foundation
 import LiftImage
 import LiftTensor
 
@@ -14,7 +15,8 @@ import LiftTensor
 ///    of the photo go to the larger piece of their component they border most (4-neighbour pixel
 ///    pairs; ties: the higher piece number), or to the component's largest piece.
 /// 4. Two bordering pieces stay apart only where the mean boundary probability over their border's
-///    pixel pairs is at least `boundaryThreshold` (no boundary map or threshold: offsets alone split).
+///    pixel pairs is at least `boundaryThreshold`, and only where the `splitCheck` says they are two
+///    objects (no boundary map, or neither check: offsets alone split).
 /// 5. Instances whose pixels mostly vote for one peak, with a median miss under `joinDistance`
 ///    model pixels, join, across components: the visible parts of an occluded object become one.
 ///
@@ -44,11 +46,14 @@ public enum InstanceGrouping {
         /// Share of the photo, 0…1, whose votes must land within `joinDistance` of a peak for it to
         /// stay a centre; 0: no support test.
         public var minimumSupport: Double
+        /// Step 4's split check between bordering pieces; nil: none.
+        public var splitCheck: SplitCheck?
 
         /// The defaults of `group.py`: 0.1, a 3-cell window, 8 peaks, 0.5 %, 0.3, 12 model pixels, no
         /// support test.
         public init(centreThreshold: Float = 0.1, peakWindow: Int = 3, maximumPeaks: Int = 8, minimumPiece: Double = 0.005,
-                    boundaryThreshold: Double? = 0.3, joinDistance: Double = 12, minimumSupport: Double = 0) {
+                    boundaryThreshold: Double? = 0.3, joinDistance: Double = 12, minimumSupport: Double = 0,
+                    splitCheck: SplitCheck? = nil) {
             self.centreThreshold = centreThreshold
             self.peakWindow = peakWindow
             self.maximumPeaks = maximumPeaks
@@ -56,6 +61,7 @@ public enum InstanceGrouping {
             self.boundaryThreshold = boundaryThreshold
             self.joinDistance = joinDistance
             self.minimumSupport = minimumSupport
+            self.splitCheck = splitCheck
         }
 
         /// The thresholds tuned for the shipped subject model's heads (`Weights/subject.safetensors`,
@@ -79,6 +85,46 @@ public enum InstanceGrouping {
             try check(boundaryThreshold.map { $0 >= 0 && $0 <= 1 } ?? true, "boundaryThreshold", "\(boundaryThreshold ?? 0)", "0…1")
             try check(joinDistance >= 0 && joinDistance.isFinite, "joinDistance", "\(joinDistance)", "≥ 0")
             try check(minimumSupport >= 0 && minimumSupport <= 1, "minimumSupport", "\(minimumSupport)", "0…1")
+            if let split = splitCheck {
+                try check(split.probability > 0 && split.probability < 1, "splitCheck.probability", "\(split.probability)",
+                          "strictly between 0 and 1")
+                for (name, weight) in [("bias", split.bias), ("peak", split.peak), ("seam", split.seam), ("spread", split.spread)] {
+                    try check(weight.isFinite, "splitCheck.\(name)", "\(weight)", "a finite weight")
+                }
+            }
+        }
+    }
+
+    /// Step 4's split check (`group.py`'s `split_check` and `split_probability`): a logistic
+    /// regression, fitted by `Tools/instances/fit_split_check.py` on candidate splits of synthetic
+    /// composites and untouched photos, that keeps two bordering pieces of one component apart only
+    /// when its probability that they are two objects is at least `probability`. Its log-odds are
+    /// `bias + peak · logit(s) + seam · ln(b) + spread · ln(d)`, where `s` is the weaker of the two
+    /// pieces' peak scores (clipped to 0.001…0.999), `b` the mean boundary probability on their
+    /// border (as the boundary check measures it; at least 0.001) and `d` the distance between their
+    /// peaks over the square root of their component's area, both in model pixels (at least 0.001).
+    /// A real seam, a confident weaker peak and centres far apart for the object's size mark two
+    /// objects; a spurious second peak on one object shows none of them. Needs the boundary map.
+    public struct SplitCheck: Sendable, Hashable {
+        public var bias: Double, peak: Double, seam: Double, spread: Double
+        /// The probability, strictly between 0 and 1, that keeps two pieces apart.
+        public var probability: Double
+
+        public init(bias: Double, peak: Double, seam: Double, spread: Double, probability: Double) {
+            self.bias = bias
+            self.peak = peak
+            self.seam = seam
+            self.spread = spread
+            self.probability = probability
+        }
+
+        /// Whether the check keeps two pieces apart: `weakerPeak` their weaker peak's score, `seam`
+        /// the mean boundary probability on their border, `spread` their peaks' distance over the
+        /// square root of their component's area (model pixels).
+        func keepsApart(weakerPeak: Double, seam b: Double, spread d: Double) -> Bool {
+            let s = min(max(weakerPeak, 0.001), 0.999)
+            let logOdds = bias + peak * log(s / (1 - s)) + seam * log(max(b, 0.001)) + spread * log(max(d, 0.001))
+            return logOdds >= log(probability / (1 - probability))
         }
     }
 
@@ -144,9 +190,9 @@ public enum InstanceGrouping {
             }
             for r in pieces.piece.indices { pieces.piece[r] = lut[Int(pieces.piece[r])] }
         }
-        // Step 4: pieces stay apart only across a predicted boundary.
+        // Step 4: pieces stay apart only across a predicted boundary, and where the split check says so.
         var union = UnionFind(count: n + 1)
-        if let boundary = cues.boundary, let threshold = p.boundaryThreshold {
+        if let boundary = cues.boundary, p.boundaryThreshold != nil || p.splitCheck != nil {
             let sampler = CellSampler(cellWidth: cues.cellWidth, cellHeight: cues.cellHeight, width: labels.width, height: labels.height)
             var seams: [Int: (sum: Double, count: Int)] = [:]
             boundary.values.withUnsafeBufferPointer { values in
@@ -166,9 +212,21 @@ public enum InstanceGrouping {
                     seams[key(a, b, n), default: (0, 0)].count += count
                 }
             }
-            for (code, seam) in seams where seam.sum / Double(seam.count) < threshold {
+            // The split check's frame: peaks in model pixels, photo pixels in model pixels.
+            let sy = Double(cues.modelHeight) / Double(cues.cellHeight), sx = Double(cues.modelWidth) / Double(cues.cellWidth)
+            let modelPerPhoto = Double(cues.modelHeight * cues.modelWidth) / (Double(labels.height) * Double(labels.width))
+            for (code, seam) in seams {
                 let (a, b) = code.quotientAndRemainder(dividingBy: n + 1)
-                union.join(a, b)
+                let mean = seam.sum / Double(seam.count)
+                if let threshold = p.boundaryThreshold, mean < threshold {
+                    union.join(a, b)
+                } else if let split = p.splitCheck {
+                    let pa = peaks[(a - 1) % k], pb = peaks[(b - 1) % k], c = (a - 1) / k
+                    let component = (c * k + 1 ... c * k + k).reduce(0) { $0 + pieces.area[$1] }  // merges stay inside it
+                    let dy = Double(pa.row - pb.row) * sy, dx = Double(pa.column - pb.column) * sx
+                    let spread = (dy * dy + dx * dx).squareRoot() / (Double(component) * modelPerPhoto).squareRoot()
+                    if !split.keepsApart(weakerPeak: Double(min(pa.score, pb.score)), seam: mean, spread: spread) { union.join(a, b) }
+                }
             }
         }
         // Step 5: instances whose votes land on one peak join. Original piece `q` voted for peak

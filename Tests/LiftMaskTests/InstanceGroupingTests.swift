@@ -118,6 +118,7 @@ private struct GroupFixture: Decodable {
     struct Params: Decodable {
         let centre_threshold: Float, nms: Int, top_k: Int, min_piece: Double, boundary_threshold: Double?, join_distance: Double
         let min_support: Double
+        let split_check: [Double]?, split_probability: Double
         let fg_threshold: Double, speck: Double
     }
     let photo: [Int], model: [Int], cells: [Int], boundary: Bool, params: Params, instances: Int
@@ -129,7 +130,7 @@ private func grayPNG(_ path: String) throws -> GrayImage {
 }
 
 @Test(arguments: ["selfcheck", "noisy", "noisy-offsets-alone", "scene0", "scene1", "scene2", "scene3", "scene4",
-                  "spurious-peak", "support-above-every-peak"])
+                  "spurious-peak", "support-above-every-peak", "split-check"])
 func groupingMatchesGroupPy(name: String) throws {
     let base = "instances/group/\(name)"
     let fixture = try JSONDecoder().decode(GroupFixture.self, from: Data(Fixtures.bytes(base + ".json")))
@@ -144,7 +145,10 @@ func groupingMatchesGroupPy(name: String) throws {
     let p = fixture.params
     let parameters = InstanceGrouping.Parameters(centreThreshold: p.centre_threshold, peakWindow: p.nms, maximumPeaks: p.top_k,
                                                  minimumPiece: p.min_piece, boundaryThreshold: p.boundary_threshold,
-                                                 joinDistance: p.join_distance, minimumSupport: p.min_support)
+                                                 joinDistance: p.join_distance, minimumSupport: p.min_support,
+                                                 splitCheck: p.split_check.map {
+                                                     .init(bias: $0[0], peak: $0[1], seam: $0[2], spread: $0[3], probability: p.split_probability)
+                                                 })
     let mask = try grayPNG(base + ".mask.png")
     let expected = try grayPNG(base + ".labels.png")
     #expect(mask.width == fixture.photo[1] && mask.height == fixture.photo[0])
@@ -175,6 +179,12 @@ func groupingMatchesGroupPy(name: String) throws {
     #expect(throws: MaskError.self) { try InstanceGrouping.Parameters(maximumPeaks: 0).validate() }
     #expect(throws: MaskError.self) { try InstanceGrouping.Parameters(boundaryThreshold: 2).validate() }
     #expect(throws: MaskError.self) { try InstanceGrouping.Parameters(minimumSupport: -0.1).validate() }
+    for probability in [0, 1, Double.nan] {
+        let check = InstanceGrouping.SplitCheck(bias: 0, peak: 1, seam: 1, spread: 1, probability: probability)
+        #expect(throws: MaskError.self) { try InstanceGrouping.Parameters(splitCheck: check).validate() }
+    }
+    let infinite = InstanceGrouping.SplitCheck(bias: .infinity, peak: 1, seam: 1, spread: 1, probability: 0.5)
+    #expect(throws: MaskError.self) { try InstanceGrouping.Parameters(splitCheck: infinite).validate() }
     #expect(throws: Never.self) { try InstanceGrouping.Parameters().validate() }
 }
 

@@ -31,6 +31,15 @@ The steps (thresholds are keyword arguments; tune them on Tools/instances/.work/
  4. Boundary check before splitting: two pieces of one component that border each other stay
     apart only if the mean predicted boundary on their shared border is >= boundary_threshold;
     otherwise they are merged (so without a predicted seam the component stays whole, as today).
+    With split_check (bias, peak, seam, spread) weights, they also stay apart only if the split
+    check's probability sigmoid(bias + peak * logit(s) + seam * ln(b) + spread * ln(d)) is >=
+    split_probability, where s is the weaker of their two peaks' scores, b the mean boundary on
+    their border (as above) and d the distance between their peaks over the square root of their
+    component's area, both in model pixels (s clipped to [0.001, 0.999], b and d to >= 0.001). A
+    logistic regression fitted on candidate splits of Tools/instances/.work/fit (fit_split_check.py):
+    a real seam, a confident weaker peak and centres far apart for the object's size mark two
+    objects; a spurious second peak on one object has none of them. Both checks need the boundary
+    map; without one the offsets alone split.
  5. Occlusion across components: instances (after step 4) whose pixels mostly vote for the same
     peak, with a median miss under join_distance model pixels (their votes land on it), become
     one: the parts of an object cut apart by something that is not foreground (a pole, a gap in
@@ -38,6 +47,7 @@ The steps (thresholds are keyword arguments; tune them on Tools/instances/.work/
 """
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 
 import cv2
@@ -56,6 +66,14 @@ class GroupParams:
     boundary_threshold: float | None = 0.3  # None: no boundary check (predict.py passes no map)
     join_distance: float = 12.0    # model pixels
     min_support: float = 0.0       # share of the photo voting within join_distance of a peak; 0: no test
+    split_check: tuple | None = None  # (bias, peak, seam, spread) weights of step 4's split check; None: none
+    split_probability: float = 0.5    # the split check's probability that keeps two pieces apart
+
+    def __post_init__(self):
+        if not 0 < self.split_probability < 1:
+            raise ValueError(f"split_probability {self.split_probability} is not inside (0, 1)")
+        if self.split_check is not None and len(self.split_check) != 4:
+            raise ValueError(f"split_check {self.split_check} is not four weights (bias, peak, seam, spread)")
 
 
 # The thresholds tuned for the shipped subject model's heads (Weights/subject.safetensors, run i39k in
@@ -131,9 +149,31 @@ class _Union:
             self.parent[max(i, j)] = min(i, j)
 
 
-def group(fg, centre, offset, boundary, photo_size, params: GroupParams = GroupParams(), **overrides) -> np.ndarray:
-    """The instance label map at photo size (module docstring). `overrides`: GroupParams fields."""
-    p = GroupParams(**(asdict(params) | overrides))
+@dataclass
+class _Pieces:
+    """Steps 1-3's result: the pieces (photo-size map, c * n_pk + k + 1 for component c's pixels
+    voting for peak k, after the slivers' merge), their areas, the peaks (rows of `peaks`, and their
+    model-pixel centres py, px), and every foreground pixel's (ys, xs), vote and miss."""
+    piece: np.ndarray
+    area: np.ndarray
+    n_comp: int
+    pk: np.ndarray
+    py: np.ndarray
+    px: np.ndarray
+    ys: np.ndarray
+    xs: np.ndarray
+    vote: np.ndarray
+    miss: np.ndarray
+    model_per_photo: float  # model pixels per photo pixel (h * w / (H * W))
+
+    @property
+    def n_pk(self) -> int:
+        return len(self.pk)
+
+
+def _pieces(fg, centre, offset, photo_size, p: GroupParams):
+    """Steps 1-3 (module docstring): a _Pieces, or the components' label map when the grouping
+    stops there (one peak or none)."""
     H, W = photo_size
     h, w = fg.shape
     hc, wc = centre.shape
@@ -194,19 +234,75 @@ def group(fg, centre, offset, boundary, photo_size, params: GroupParams = GroupP
         # pieces >= min_piece receive, or the largest piece, which is never small unless all are).
         piece = lut[piece]
         area = np.bincount(piece.ravel(), minlength=n_piece + 1)
-    # Step 4: the boundary check between bordering pieces of one component (pieces of different
-    # components never border). Without a boundary map the offsets alone split.
+    return _Pieces(piece, area, n_comp, pk, py, px, ys, xs, vote, miss, h * w / (H * W))
+
+
+def _seams(pc: _Pieces, boundary, photo_size):
+    """{(i, j): mean boundary probability on their border} for every two bordering pieces i < j
+    (4-neighbour pixel pairs, each the mean of its two pixels' bilinear boundary values); None
+    for the means when boundary is None."""
+    H, W = photo_size
+    codes, pix, m = _neighbour_pairs(pc.piece)
+    if not len(codes):
+        return {}
+    uniq, inverse = np.unique(codes, return_inverse=True)
+    pairs = [divmod(code, m) for code in uniq.tolist()]
+    if boundary is None:
+        return {pair: None for pair in pairs}
+    b = cv2.resize(boundary.astype(np.float32), (W, H), interpolation=cv2.INTER_LINEAR).ravel()
+    seam = np.bincount(inverse, weights=b[pix].mean(axis=1)) / np.bincount(inverse)
+    return dict(zip(pairs, seam.tolist()))
+
+
+def split_features(pc: _Pieces, i: int, j: int, seam: float) -> tuple[float, float, float]:
+    """Step 4's split check's inputs for bordering pieces i and j (module docstring): (the weaker
+    peak's score, the mean boundary on their border, their peaks' distance over the square root of
+    their component's area, model pixels), each clipped as the check clips it."""
+    a, b = (i - 1) % pc.n_pk, (j - 1) % pc.n_pk
+    c = (i - 1) // pc.n_pk
+    s = min(max(min(pc.pk[a, 2], pc.pk[b, 2]), 0.001), 0.999)
+    component = float(pc.area[c * pc.n_pk + 1:(c + 1) * pc.n_pk + 1].sum()) * pc.model_per_photo
+    spread = math.hypot(pc.py[a] - pc.py[b], pc.px[a] - pc.px[b]) / math.sqrt(component)
+    return float(s), max(seam, 0.001), max(spread, 0.001)
+
+
+def split_score(weights, features) -> float:
+    """The split check's log-odds: bias + peak * logit(s) + seam * ln(b) + spread * ln(d)."""
+    s, b, d = features
+    bias, w_peak, w_seam, w_spread = weights
+    return bias + w_peak * math.log(s / (1 - s)) + w_seam * math.log(b) + w_spread * math.log(d)
+
+
+def split_candidates(fg, centre, offset, boundary, photo_size, params: GroupParams):
+    """What step 4 decides on, for fitting the split check (fit_split_check.py): (the pieces' map,
+    [(i, j, split_features)] for every two bordering pieces of one component); (None, []) when
+    the grouping stops at the components. Needs the boundary map."""
+    pc = _pieces(fg, centre, offset, photo_size, params)
+    if not isinstance(pc, _Pieces):
+        return None, []
+    return pc.piece, [(i, j, split_features(pc, i, j, seam)) for (i, j), seam in _seams(pc, boundary, photo_size).items()]
+
+
+def group(fg, centre, offset, boundary, photo_size, params: GroupParams = GroupParams(), **overrides) -> np.ndarray:
+    """The instance label map at photo size (module docstring). `overrides`: GroupParams fields."""
+    p = GroupParams(**(asdict(params) | overrides))
+    pc = _pieces(fg, centre, offset, photo_size, p)
+    if not isinstance(pc, _Pieces):
+        return pc
+    n_piece = pc.n_comp * pc.n_pk
+    # Step 4: the boundary check and the split check between bordering pieces of one component
+    # (pieces of different components never border). Without a boundary map the offsets alone split.
     u = _Union(n_piece + 1)
-    codes, pix, m = _neighbour_pairs(piece)
-    if len(codes) and boundary is not None and p.boundary_threshold is not None:
-        b = cv2.resize(boundary.astype(np.float32), (W, H), interpolation=cv2.INTER_LINEAR).ravel()
-        uniq, inverse = np.unique(codes, return_inverse=True)
-        seam = np.bincount(inverse, weights=b[pix].mean(axis=1)) / np.bincount(inverse)
-        for code, mean in zip(uniq.tolist(), seam.tolist()):
-            if mean < p.boundary_threshold:
-                u.join(*divmod(code, m))
+    if boundary is not None and (p.boundary_threshold is not None or p.split_check is not None):
+        keep = math.log(p.split_probability / (1 - p.split_probability))
+        for (i, j), seam in _seams(pc, boundary, photo_size).items():
+            if p.boundary_threshold is not None and seam < p.boundary_threshold:
+                u.join(i, j)
+            elif p.split_check is not None and split_score(p.split_check, split_features(pc, i, j, seam)) < keep:
+                u.join(i, j)
     # Step 5: instances whose votes land on the same peak join, even across components.
-    flat = piece[ys, xs]
+    piece, vote, miss, n_pk = pc.piece, pc.vote, pc.miss, pc.n_pk
+    flat = piece[pc.ys, pc.xs]
     root = np.array([u.find(i) for i in range(n_piece + 1)], np.int64)
     flat_root = root[flat]
     landing = {}  # peak -> roots whose dominant peak it is and whose votes land within join_distance
@@ -227,8 +323,8 @@ def self_check():
     """Perfect maps (targets.py's, sampled at /4) of a scene with two touching squares, one object
     seen in two separate parts and a lone blob: `group` must find 4 instances (the two parts one),
     merge the touching pair when no boundary is predicted between them, fall back to the
-    components without peaks, and drop a spurious peak the offsets do not point at. Prints what it
-    found; raises if any case fails."""
+    components without peaks, drop a spurious peak the offsets do not point at, and let the split
+    check join a weak one back. Prints what it found; raises if any case fails."""
     import sys
     from pathlib import Path
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/
@@ -246,11 +342,17 @@ def self_check():
     c_spur, o_spur = c4.copy(), o4.copy()
     c_spur[50, 59] = 1.0                                              # model pixel (201.5, 237.5)
     o_spur[:, 42:58, 56:63] = 0.0
+    # The same peak at 0.3, no seam under it: the split check joins it back (the pair keeps its seam).
+    c_weak = c_spur.copy()
+    c_weak[50, 59] = 0.3
     cases = {"heads": (group(fg, c4, o4, b4, (320, 300)), 4),
              "a spurious peak, no support test": (group(fg, c_spur, o_spur, b4, (256, 256), boundary_threshold=None), 5),
              "a spurious peak, support test": (group(fg, c_spur, o_spur, b4, (256, 256), boundary_threshold=None,
                                                      min_support=0.012), 4),
              "support above every peak's (components)": (group(fg, c4, o4, b4, (256, 256), min_support=0.5), 4),
+             "a weak spurious peak, no check": (group(fg, c_weak, o_spur, b4, (256, 256), boundary_threshold=None), 5),
+             "a weak spurious peak, split check": (group(fg, c_weak, o_spur, b4, (256, 256), boundary_threshold=None,
+                                                         split_check=(5.0, 1.0, 0.85, 1.3)), 4),
              "no boundary map (offsets alone)": (group(fg, c4, o4, None, (256, 256)), 4),
              "boundary predicted nowhere": (group(fg, c4, o4, np.zeros_like(b4), (256, 256)), 3),
              "no peaks (components)": (group(fg, np.zeros_like(c4), o4, b4, (256, 256)), 4)}

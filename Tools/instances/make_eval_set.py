@@ -17,6 +17,10 @@ Strata (per image: instance count, same object or different objects, relation):
         ("split", different objects): 540 images.
   tune: 20 single objects, 10 per (K, same/different, relation), 16 split, and 100 untouched
         photos whose ground truth is one object: 316 images.
+  fit:  the tune recipe, bigger, with its own seed, for fitting what post-processing learns (the
+        split check): 40 single, 40 per stratum, 40 split, 400 untouched photos (none of them the
+        tune set's photos or predict.py --tune's 400 more, so the tune set still chooses the
+        thresholds on photos the fit never saw): 1,200 images. Built after the tune set.
 Every object of an image after the first is placed in the stratum's relation to an earlier one
 (composite.py); the image is kept only if the measured relations (targets.pair_relations, r = 2 px)
 agree: `gap` no two instances within 2 px (a `gap` object is moved >= 8 px, 8-30 % of its
@@ -60,6 +64,7 @@ HERE = Path(__file__).resolve().parent
 SETS = {  # name -> (DUTS split, default seed, singles, per stratum, split stratum, untouched photos)
     "eval": ("val", 39, 50, 25, 40, 0),
     "tune": ("extra", 3900, 20, 10, 16, 100),
+    "fit": ("extra", 3940, 40, 40, 40, 400),
 }
 CANVASES = ((384, 384), (288, 384), (384, 288), (256, 384))  # (H, W)
 EVAL_PARAMS = Params(size=(0.5, 0.85), max_upscale=1.25, min_area=0.01, min_in_canvas=0.85, gap=(0.08, 0.3), min_gap=8.0)
@@ -151,7 +156,7 @@ def make_image(bank, stratum, seed, index, elongated):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--set", choices=sorted(SETS), default="eval")
-    ap.add_argument("--seed", type=int, help="default: 39 for eval, 3900 for tune")
+    ap.add_argument("--seed", type=int, help="default: 39 for eval, 3900 for tune, 3940 for fit")
     ap.add_argument("--out", help="default Tools/instances/.work/<set>")
     a = ap.parse_args()
     cv2.setNumThreads(1)
@@ -161,6 +166,13 @@ def main():
     t = time.time()
     bank = SourceBank((split,), exclude_foregrounds=excluded_foregrounds() if a.set == "eval" else ())
     elongated = np.nonzero((bank.fg[:, 6] >= 2.0) & (bank.fg[:, 5] < 0))[0]
+    if a.set == "fit":  # keep the tuning photos unseen by the fit
+        from instances.eval_instances import read_set
+        from instances.predict import TUNE_PHOTOS, tune_photos
+        tune_items = read_set(HERE / ".work" / "tune")
+        taken = {e["sources"]["photo"] for e, _, _ in tune_items if e["stratum"]["objects"] == "photo"}
+        taken |= {key for key, _, _ in tune_photos(TUNE_PHOTOS, tune_items)}
+        bank.single = np.array([i for i in bank.single if bank.keys[i] not in taken], np.int64)
     print(f"{bank.summary()}; {len(elongated)} elongated")
     for kind in ("images", "labels", "masks"):
         (out / kind).mkdir(parents=True, exist_ok=True)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -31,7 +32,7 @@ import numpy as np
 
 TOOLS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TOOLS))
-from instances.group import GroupParams, group  # noqa: E402
+from instances.group import GroupParams, group, split_candidates, split_score  # noqa: E402
 from instances.targets import instance_targets  # noqa: E402
 
 
@@ -88,6 +89,14 @@ def spurious_peak(c4, o4):
     return c4, o4
 
 
+def weak_spurious_peak(c4, o4):
+    """`spurious_peak` at score 0.3 with the touching pair's seam intact: the split check must
+    join the blob's two pieces (a weak peak, no seam) and keep the pair apart."""
+    c4, o4 = spurious_peak(c4, o4)
+    c4[50, 59] = 0.3
+    return c4, o4
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=str(TOOLS.parent / "Tests/Fixtures/instances/group"))
@@ -108,6 +117,10 @@ def main():
     cases += [("spurious-peak", self_check_scene(), (243, 229), False, True,
                {"boundary_threshold": None, "min_support": 0.012}, spurious_peak),
               ("support-above-every-peak", self_check_scene(), (256, 256), False, True, {"min_support": 0.5})]
+    # The split check (fit_split_check.py's weights for run i39k's heads, rounded), on noisy scenes
+    # where it keeps some bordering pieces apart and joins others (checked below).
+    check = {"boundary_threshold": None, "split_check": (5.0, 1.0, 0.85, 1.3)}
+    cases += [("split-check", self_check_scene(), (233, 251), True, True, check, weak_spurious_peak)]
     summary = []
     for name, (ids, count), (H, W), noisy, with_boundary, overrides, *change in cases:
         fg, c4, o4, b4 = cues(ids, count, rng, noisy)
@@ -115,6 +128,10 @@ def main():
             c4, o4 = change[0](c4, o4)
         params = GroupParams(**(asdict(GroupParams()) | overrides))
         labels = group(fg, c4, o4, b4 if with_boundary else None, (H, W), params)
+        if params.split_check is not None:  # both outcomes happen, none within rounding of the threshold
+            keep = math.log(params.split_probability / (1 - params.split_probability))
+            margins = [split_score(params.split_check, f) - keep for _, _, f in split_candidates(fg, c4, o4, b4, (H, W), params)[1]]
+            assert min(margins) < 0 < max(margins) and min(abs(m) for m in margins) > 1e-6, (name, margins)
         mask = cv2.resize(fg, (W, H), interpolation=cv2.INTER_LINEAR) >= params.fg_threshold
         assert labels.max() < 256 and ((labels > 0) <= mask).all()
         cv2.imwrite(str(out / f"{name}.mask.png"), mask.astype(np.uint8) * 255)

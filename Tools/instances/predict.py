@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import math
 import subprocess
 import sys
 import time
@@ -54,7 +55,13 @@ REAL_SETS = ("duts", "ecssd")
 # --tune's grid (the other GroupParams fields stay as given)
 TUNE_GRID = {"centre_threshold": (0.1, 0.12, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5), "boundary_threshold": (None, 0.2, 0.3),
              "min_piece": (0.005, 0.01), "min_support": (0.0, 0.005, 0.01, 0.02)}
+# --tune's grid when --split-check gives the split check's weights (fit_split_check.py): its
+# probability, with the centre thresholds it lets through and the support test
+SPLIT_CHECK_GRID = {"centre_threshold": (0.1, 0.12, 0.15, 0.2, 0.25, 0.3, 0.35), "boundary_threshold": (None,),
+                    "min_piece": (0.01,), "min_support": (0.0, 0.01),
+                    "split_probability": (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)}
 TUNE_PHOTOS_SEED = 3901  # which DUTS-TE extra photos --tune-photos draws
+TUNE_PHOTOS = 400  # how many (--tune-photos' default)
 
 
 def load_model(path, which):
@@ -111,7 +118,7 @@ def label_maps(raw, sizes, params: GroupParams, methods=("cc", "heads")):
             mask = cv2.resize(fg, (int(w), int(h)), interpolation=cv2.INTER_LINEAR) >= params.fg_threshold
             out["cc"].append(ordered(*components(mask, params.speck)))
         if "heads" in out:
-            use_b = "boundary" in raw and params.boundary_threshold is not None  # None: offsets alone split
+            use_b = "boundary" in raw and (params.boundary_threshold is not None or params.split_check is not None)
             b = raw["boundary"][j].astype(np.float32) if use_b else None
             out["heads"].append(group(fg, raw["centre"][j].astype(np.float32), raw["offset"][j].astype(np.float32),
                                       b, (int(h), int(w)), params))
@@ -156,9 +163,11 @@ def tune_photos(count, items):
 
 
 def tune(raw, names, sizes, items, base: GroupParams, out: Path, photos=(), photos_raw=None, photos_sizes=()):
-    """Grid over TUNE_GRID on the tuning set: PQ over all its images, the composites' split rate, the
-    over-split of the real single-object photos (the set's untouched ones and `photos`, with their
-    maps `photos_raw`); the best PQ, and the best within cc's over-split + 2 points."""
+    """Grid over TUNE_GRID (SPLIT_CHECK_GRID when `base` has a split check) on the tuning set: PQ over
+    all its images, the composites' split rate, the over-split of the real single-object photos (the
+    set's untouched ones and `photos`, with their maps `photos_raw`); the best PQ, the best within
+    cc's over-split + 2 points, and the best a standard error of that over-split inside the bound."""
+    grid = SPLIT_CHECK_GRID if base.split_check is not None else TUNE_GRID
     gts = {e["name"]: (e, gt, pairs) for e, gt, pairs in items}
 
     def evaluate(maps, photo_maps):
@@ -177,12 +186,12 @@ def tune(raw, names, sizes, items, base: GroupParams, out: Path, photos=(), phot
     print(f"tuning set: {len(names)} images and {len(photos)} more single-object photos; connected components of "
           f"the same foreground: PQ {cc_all['pq']:.3f}, composites' split {cc_comp['split']:.3f}, over-split of "
           f"{n_photos} photos {cc_over:.3f}")
-    keys = list(TUNE_GRID)
+    keys = list(grid)
     print("| " + " | ".join(keys) + " | PQ | SQ | RQ | count acc | composites: PQ | split | photos: over-split |")
     print("|" + "---|" * (len(keys) + 7))
     rows = []
-    for values in np.array(np.meshgrid(*[np.arange(len(TUNE_GRID[k])) for k in keys], indexing="ij")).reshape(len(keys), -1).T:
-        setting = {k: TUNE_GRID[k][int(i)] for k, i in zip(keys, values)}
+    for values in np.array(np.meshgrid(*[np.arange(len(grid[k])) for k in keys], indexing="ij")).reshape(len(keys), -1).T:
+        setting = {k: grid[k][int(i)] for k, i in zip(keys, values)}
         if setting["boundary_threshold"] is not None and "boundary" not in raw:
             continue
         chosen = dataclasses.replace(base, **setting)
@@ -198,6 +207,13 @@ def tune(raw, names, sizes, items, base: GroupParams, out: Path, photos=(), phot
         b = max(bounded, key=lambda r: r["pq"])
         print(f"best PQ within cc's over-split + 2 points: {b['pq']:.3f}: {b['setting']} (over-split {b['oversplit']:.3f}); "
               "give these as flags (--boundary-threshold none for None) to score the eval set")
+    bound = cc_over + 0.02
+    margin = bound - math.sqrt(bound * (1 - bound) / n_photos)  # the over-split's standard error at the bound
+    inside = [r for r in rows if r["oversplit"] <= margin]
+    if inside:
+        b = max(inside, key=lambda r: r["pq"])
+        print(f"best PQ a standard error inside the bound (over-split <= {margin:.3f}): {b['pq']:.3f}: {b['setting']} "
+              f"(split {b['split']:.3f}, over-split {b['oversplit']:.3f})")
     (out / "tune.json").write_text(json.dumps({"cc": {"pq": cc_all["pq"], "split": cc_comp["split"], "oversplit": cc_over},
                                                "grid": rows}, indent=1) + "\n")
 
@@ -213,7 +229,7 @@ def main():
     ap.add_argument("--set", default=str(WORK / "eval"), help="the instance set (built by make_eval_set.py if missing)")
     ap.add_argument("--tune", action="store_true", help="grid over group.py's thresholds on --tune-set instead")
     ap.add_argument("--tune-set", default=str(WORK / "tune"))
-    ap.add_argument("--tune-photos", type=int, default=400,
+    ap.add_argument("--tune-photos", type=int, default=TUNE_PHOTOS,
                     help="--tune: this many more single-object DUTS-TE extra photos in the over-split bound "
                          "(the set's own 100 are too few to hold it)")
     ap.add_argument("--no-real", dest="real", action="store_false", help="skip the real single-object photos")
@@ -224,7 +240,8 @@ def main():
     for f in dataclasses.fields(GroupParams):  # defaults: the setting Lift ships (group.SHIPPED)
         shipped = getattr(SHIPPED, f.name)
         ap.add_argument("--" + f.name.replace("_", "-"), type=lambda v, t=f.type: None if v == "none" else
-                        (int(v) if t == "int" else float(v)), default=shipped, help=f"group.py (default {shipped}, shipped)")
+                        (int(v) if t == "int" else tuple(map(float, v.split(","))) if t.startswith("tuple") else float(v)),
+                        default=shipped, help=f"group.py (default {shipped}, shipped; a tuple as a,b,c)")
     a = ap.parse_args()
     import torch
     torch.set_num_threads(a.threads)

@@ -1,0 +1,154 @@
+"""Fits group.py's split check (step 4 of its docstring) for a checkpoint's instance heads: a
+logistic regression that says, for two bordering pieces of one component, whether they are two
+objects, from three numbers: the weaker peak's score, the mean predicted boundary on their border
+and how far apart their peaks are for the component's size (group.split_features).
+
+  .venv/bin/python Tools/instances/fit_split_check.py --checkpoint RUN/last.pt            # ~3 min
+  .venv/bin/python Tools/instances/fit_split_check.py --checkpoint RUN/last.pt --regroup  # maps kept
+
+Data: the fit set (make_eval_set.py --set fit, built here if missing): 800 composites from the
+DUTS-TE extra pairs and 400 untouched single-object extra photos, none of them the tuning set's or
+predict.py --tune's photos, and never val500. The network's maps on it (as predict.py makes them,
+mirror pass averaged) go to Tools/instances/.work/pred/NAME/raw-fit.npz. Every two bordering pieces
+that group.py's steps 1-3 make at the flags' setting (centre 0.15: lower than any threshold a
+setting is likely to use, so that the check sees the spurious peaks it must reject) are one
+sample: positive when the two pieces' majority ground-truth instances are two different objects,
+negative when they are one object or one is mostly background (every split on an untouched photo).
+
+The fit: L2-regularised logistic regression (weight 1 on the three weights, none on the bias, as
+scikit-learn's default C = 1) by Newton's method on x = (logit s, ln b, ln d). Prints the weights,
+the samples and the fit's AUC, writes them to --json (default .work/pred/NAME/split-check.json), and
+the flag that hands them to predict.py --tune, which then chooses split_probability (and the other
+thresholds) on the tuning set.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))  # Tools/
+from instances.eval_instances import read_set  # noqa: E402
+from instances.group import GroupParams, split_candidates  # noqa: E402
+from instances.predict import WORK, gather, load_model  # noqa: E402
+
+
+def samples(raw, items, params: GroupParams):
+    """(features (n, 3) as group.split_features gives them, labels (n,) 0/1, per-stratum counts)."""
+    feats, labels, counts = [], [], {}
+    for j, (e, gt, _) in enumerate(items):
+        H, W = (int(v) for v in raw["sizes"][j])
+        piece, cands = split_candidates(*(raw[k][j].astype(np.float32) for k in ("fg", "centre", "offset", "boundary")),
+                                        (H, W), params)
+        for i, k, f in cands:
+            majority = [int(np.bincount(gt[piece == q]).argmax()) for q in (i, k)]
+            label = int(majority[0] != majority[1] and min(majority) > 0)
+            feats.append(f)
+            labels.append(label)
+            key = (e["stratum"]["objects"], label)
+            counts[key] = counts.get(key, 0) + 1
+    return np.array(feats, np.float64).reshape(-1, 3), np.array(labels, np.float64), counts
+
+
+def design(features):
+    """The regression's inputs: (logit s, ln b, ln d) per sample."""
+    s, b, d = features.T
+    return np.stack([np.log(s / (1 - s)), np.log(b), np.log(d)], axis=1)
+
+
+def fit_logistic(x, y, l2=1.0, iterations=50):
+    """(bias, weights) minimising the log loss plus l2 / 2 * |weights|^2 (bias unpenalised), Newton."""
+    a = np.concatenate([np.ones((len(x), 1)), x], axis=1)
+    theta = np.zeros(a.shape[1])
+    penalty = np.diag([0.0] + [l2] * x.shape[1])
+    for _ in range(iterations):
+        p = 1 / (1 + np.exp(-a @ theta))
+        grad = a.T @ (p - y) + penalty @ theta
+        hess = (a * (p * (1 - p))[:, None]).T @ a + penalty
+        step = np.linalg.solve(hess, grad)
+        theta -= step
+        if np.abs(step).max() < 1e-10:
+            break
+    return float(theta[0]), theta[1:].tolist()
+
+
+def auc(score, y):
+    """Area under the ROC curve (ties count half)."""
+    pos, neg = score[y == 1], score[y == 0]
+    if not len(pos) or not len(neg):
+        return float("nan")
+    greater = (pos[:, None] > neg[None]).sum() + 0.5 * (pos[:, None] == neg[None]).sum()
+    return float(greater / (len(pos) * len(neg)))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--checkpoint", required=True, help="a train_subject.py .pt or an exported .safetensors with heads")
+    ap.add_argument("--which", default="ema", choices=("ema", "model"))
+    ap.add_argument("--name", help="default: the checkpoint's folder and file, as predict.py names it")
+    ap.add_argument("--out", help="default Tools/instances/.work/pred/NAME (predict.py's folder for it)")
+    ap.add_argument("--set", default=str(WORK / "fit"))
+    ap.add_argument("--regroup", action="store_true", help="reuse raw-fit.npz in --out")
+    ap.add_argument("--size", type=int, default=256)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--centre-threshold", type=float, default=0.15)
+    ap.add_argument("--min-piece", type=float, default=0.01)
+    ap.add_argument("--min-support", type=float, default=0.01)
+    ap.add_argument("--json", help="default OUT/split-check.json")
+    a = ap.parse_args()
+    import torch
+    torch.set_num_threads(a.threads)
+    cv2.setNumThreads(1)
+    ckpt = Path(a.checkpoint)
+    a.name = a.name or f"{ckpt.parent.name}/{ckpt.name}"
+    a.out = a.out or str(WORK / "pred" / a.name.replace("/", "-"))
+    Path(a.out).mkdir(parents=True, exist_ok=True)
+    a.mirror = True
+    set_dir = Path(a.set)
+    if not (set_dir / "manifest.json").exists():
+        cmd = [sys.executable, str(HERE / "make_eval_set.py"), "--set", "fit", "--out", str(set_dir)]
+        print("building the fit set:", " ".join(cmd), flush=True)
+        subprocess.run(cmd, check=True)
+    items = read_set(set_dir)
+    model = None
+    photos = None
+    if not a.regroup:
+        model, label = load_model(a.checkpoint, a.which)
+        if model.instance is None or "boundary" not in model.instance.branches:
+            sys.exit(f"{a.checkpoint}: the split check needs instance heads with a boundary head")
+        print(f"model: {label}", flush=True)
+        photos = [cv2.imread(str(set_dir / e["files"]["image"]), cv2.IMREAD_COLOR)[..., ::-1] for e, _, _ in items]
+    raw, _, sizes = gather(model, a, "fit", [e["name"] for e, _, _ in items], photos)
+    raw["sizes"] = sizes
+    params = GroupParams(centre_threshold=a.centre_threshold, boundary_threshold=None, min_piece=a.min_piece,
+                         min_support=a.min_support)
+    t = time.time()
+    f, y, counts = samples(raw, items, params)
+    if y.sum() == 0 or y.sum() == len(y):
+        sys.exit(f"the fit set gave {int(y.sum())} positive and {int(len(y) - y.sum())} negative samples: nothing to fit")
+    bias, weights = fit_logistic(design(f), y)
+    score = bias + design(f) @ np.array(weights)
+    result = {"checkpoint": a.checkpoint, "which": a.which, "params": {k: v for k, v in vars(params).items()},
+              "samples": int(len(y)), "positive": int(y.sum()),
+              "by_stratum": {f"{o}/{'two objects' if lab else 'one'}": n for (o, lab), n in sorted(counts.items())},
+              "split_check": [bias] + weights, "auc": auc(score, y)}
+    print(f"{len(y)} candidate splits ({int(y.sum())} two objects) in {time.time() - t:.0f} s; by stratum "
+          f"{result['by_stratum']}")
+    print(f"split check (bias, peak, seam, spread): {', '.join(f'{v:.4f}' for v in result['split_check'])}; "
+          f"AUC on the fit set {result['auc']:.3f}")
+    print("choose its probability on the tuning set: predict.py --checkpoint ... --tune --split-check "
+          + ",".join(f"{v:.4f}" for v in result["split_check"]))
+    path = Path(a.json or Path(a.out) / "split-check.json")
+    path.write_text(json.dumps(result, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
