@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import subprocess
 import sys
 import time
@@ -38,7 +37,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # Tools/
 from instances.eval_instances import read_set  # noqa: E402
 from instances.group import GroupParams, split_candidates  # noqa: E402
-from instances.predict import WORK, gather, load_model  # noqa: E402
+from instances.predict import WORK, gather, load_model, prepare_run  # noqa: E402
 
 
 def samples(raw, items, params: GroupParams):
@@ -104,13 +103,7 @@ def main():
     ap.add_argument("--min-support", type=float, default=0.01)
     ap.add_argument("--json", help="default OUT/split-check.json")
     a = ap.parse_args()
-    import torch
-    torch.set_num_threads(a.threads)
-    cv2.setNumThreads(1)
-    ckpt = Path(a.checkpoint)
-    a.name = a.name or f"{ckpt.parent.name}/{ckpt.name}"
-    a.out = a.out or str(WORK / "pred" / a.name.replace("/", "-"))
-    Path(a.out).mkdir(parents=True, exist_ok=True)
+    prepare_run(a)
     a.mirror = True
     set_dir = Path(a.set)
     if not (set_dir / "manifest.json").exists():

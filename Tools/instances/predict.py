@@ -218,6 +218,20 @@ def tune(raw, names, sizes, items, base: GroupParams, out: Path, photos=(), phot
                                                "grid": rows}, indent=1) + "\n")
 
 
+def prepare_run(a) -> Path:
+    """Threads for torch (a.threads) and OpenCV (1); a.name and a.out filled in from the checkpoint
+    (.work/pred/NAME); returns the output folder, made."""
+    import torch
+    torch.set_num_threads(a.threads)
+    cv2.setNumThreads(1)
+    ckpt = Path(a.checkpoint)
+    a.name = a.name or f"{ckpt.parent.name}/{ckpt.name}"
+    a.out = a.out or str(WORK / "pred" / a.name.replace("/", "-"))
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--checkpoint", required=True, help="a train_subject.py .pt (best.pt / last.pt) or an exported .safetensors")
@@ -243,14 +257,7 @@ def main():
                         (int(v) if t == "int" else tuple(map(float, v.split(","))) if t.startswith("tuple") else float(v)),
                         default=shipped, help=f"group.py (default {shipped}, shipped; a tuple as a,b,c)")
     a = ap.parse_args()
-    import torch
-    torch.set_num_threads(a.threads)
-    cv2.setNumThreads(1)
-    ckpt = Path(a.checkpoint)
-    a.name = a.name or f"{ckpt.parent.name}/{ckpt.name}"
-    a.out = a.out or str(WORK / "pred" / a.name.replace("/", "-"))
-    out = Path(a.out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = prepare_run(a)
     params = GroupParams(**{f.name: getattr(a, f.name) for f in dataclasses.fields(GroupParams)})
     set_dir = Path(a.tune_set if a.tune else a.set)
     if not (set_dir / "manifest.json").exists():
