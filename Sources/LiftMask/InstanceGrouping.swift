@@ -65,13 +65,16 @@ public enum InstanceGrouping {
         }
 
         /// The thresholds tuned for the shipped subject model's heads (`Weights/subject.safetensors`,
-        /// run `i39k` in `Tools/TRAINING.md`), `group.py`'s `SHIPPED`: centre 0.35, no boundary check,
-        /// pieces under 1 % merged, peaks whose votes cover under 1 % of the photo dropped. Chosen on
-        /// the tuning set for the best panoptic quality whose over-split of real single-object photos
-        /// stays a standard error inside issue 39's bound (the components' + 2 points), with the
-        /// support test that kept the ECSSD validation photos inside it too. Heads trained again are
-        /// tuned again (`Tools/instances/predict.py --tune`) and both places change together.
-        public static let shipped = Parameters(centreThreshold: 0.35, minimumPiece: 0.01, boundaryThreshold: nil, minimumSupport: 0.01)
+        /// run `i39m` in `Tools/TRAINING.md`), `group.py`'s `SHIPPED`: centre 0.3, no boundary
+        /// threshold, pieces under 1 % merged, peaks whose votes cover under 1 % of the photo dropped,
+        /// and the split check fitted on those heads (`fit_split_check.py`) at probability 0.7. Chosen
+        /// on the tuning set for the best panoptic quality a grid step inside issue 39's over-split
+        /// bound (the components' + 2 points) once the best a standard error inside it had put the
+        /// ECSSD validation photos one photo past it. Heads trained again are tuned and fitted again
+        /// (`Tools/instances/predict.py --tune`, `fit_split_check.py`) and both places change together.
+        public static let shipped = Parameters(
+            centreThreshold: 0.3, minimumPiece: 0.01, boundaryThreshold: nil, minimumSupport: 0.01,
+            splitCheck: SplitCheck(bias: 4.7678, peak: 1.2656, seam: 0.7943, spread: 1.2107, probability: 0.7))
 
         /// Throws `MaskError.invalidParameter` for a value out of its range.
         public func validate() throws {
@@ -212,8 +215,7 @@ public enum InstanceGrouping {
                     seams[key(a, b, n), default: (0, 0)].count += count
                 }
             }
-            // The split check's frame: peaks in model pixels, photo pixels in model pixels.
-            let sy = Double(cues.modelHeight) / Double(cues.cellHeight), sx = Double(cues.modelWidth) / Double(cues.cellWidth)
+            // The split check's frame: photo pixels in model pixels (the peaks are in model pixels).
             let modelPerPhoto = Double(cues.modelHeight * cues.modelWidth) / (Double(labels.height) * Double(labels.width))
             for (code, seam) in seams {
                 let (a, b) = code.quotientAndRemainder(dividingBy: n + 1)
@@ -221,11 +223,11 @@ public enum InstanceGrouping {
                 if let threshold = p.boundaryThreshold, mean < threshold {
                     union.join(a, b)
                 } else if let split = p.splitCheck {
-                    let pa = peaks[(a - 1) % k], pb = peaks[(b - 1) % k], c = (a - 1) / k
+                    let ia = (a - 1) % k, ib = (b - 1) % k, c = (a - 1) / k
                     let component = (c * k + 1 ... c * k + k).reduce(0) { $0 + pieces.area[$1] }  // merges stay inside it
-                    let dy = Double(pa.row - pb.row) * sy, dx = Double(pa.column - pb.column) * sx
+                    let dy = pieces.peakY[ia] - pieces.peakY[ib], dx = pieces.peakX[ia] - pieces.peakX[ib]
                     let spread = (dy * dy + dx * dx).squareRoot() / (Double(component) * modelPerPhoto).squareRoot()
-                    if !split.keepsApart(weakerPeak: Double(min(pa.score, pb.score)), seam: mean, spread: spread) { union.join(a, b) }
+                    if !split.keepsApart(weakerPeak: Double(min(peaks[ia].score, peaks[ib].score)), seam: mean, spread: spread) { union.join(a, b) }
                 }
             }
         }

@@ -17,6 +17,8 @@ struct InstancePieces {
     let width: Int, height: Int
     /// Peaks (the vote's candidates); pieces run from 1 to `components · peakCount`.
     let peakCount: Int, components: Int
+    /// Each peak's position in model pixels (its cell's centre), as the votes measure it.
+    let peakY: [Double], peakX: [Double]
     /// Runs: row `y` has `rowOffsets[y] ..< rowOffsets[y + 1]`, sorted, disjoint, each of one piece.
     var rowOffsets: [Int], start: [Int32], end: [Int32], piece: [Int32]
     /// Per piece (index 0 unused): pixels, and of those the pixels whose vote landed closer than the
@@ -39,6 +41,8 @@ struct InstancePieces {
         // Peaks and pixel positions in model pixels.
         let sy = Double(cues.modelHeight) / Double(cues.cellHeight), sx = Double(cues.modelWidth) / Double(cues.cellWidth)
         let peakY = peaks.map { Double($0.row) * sy + (sy - 1) / 2 }, peakX = peaks.map { Double($0.column) * sx + (sx - 1) / 2 }
+        self.peakY = peakY
+        self.peakX = peakX
         let modelX = (0 ..< W).map { (Double($0) + 0.5) * Double(cues.modelWidth) / Double(W) - 0.5 }
         let sampler = CellSampler(cellWidth: cues.cellWidth, cellHeight: cues.cellHeight, width: W, height: H)
         let bandRows = 64, bandCount = (H + bandRows - 1) / bandRows
