@@ -180,7 +180,8 @@ class DecoderStage(nn.Module):
 class SubjectNet(nn.Module):
     WIDTHS = (24, 32, 48, 64, 96)  # decoder outputs at /2, /4, /8, /16; context at /32
 
-    def __init__(self, variant="s", instance_heads=False, boundary_head=True, instance_context=False):
+    def __init__(self, variant="s", instance_heads=False, boundary_head=True, instance_context=False,
+                 instance_fine=False, instance_context_width=64):
         super().__init__()
         spec = VARIANTS[variant]
         self.variant = variant
@@ -203,12 +204,15 @@ class SubjectNet(nn.Module):
         # where the heads' light instance decoder reads its /8, /16, /32 maps (InstanceHeads).
         source = {False: None, None: None, True: "decoder"}.get(instance_context, instance_context)
         widths = {None: None, "decoder": (w[2], w[3], w[4]), "encoder": tuple(skip[2:5])}[source]
-        self.instance = (InstanceHeads(w[1], boundary=boundary_head, context=widths, source=source or "decoder")
+        # instance_fine / instance_context_width: InstanceHeads' `fine` (the encoder's /4 map too,
+        # its width) and `context_width`.
+        self.instance = (InstanceHeads(w[1], boundary=boundary_head, context=widths, source=source or "decoder",
+                                       fine=skip[1] if instance_fine else None, context_width=instance_context_width)
                          if instance_heads else None)
 
     def _decode(self, x):
         """The foreground outputs as `forward` returns them, and the maps the instance heads read:
-        the decoder's (/4, /8, /16, /32 context), then the encoder's (/8, /16, /32)."""
+        the decoder's (/4, /8, /16, /32 context), then the encoder's (/8, /16, /32, /4)."""
         size = x.shape[2:]
         f2, f4, f8, f16, f32 = self.encoder(x)
         c = self.context(f32)
@@ -217,7 +221,7 @@ class SubjectNet(nn.Module):
         d4 = self.dec4(d8, f4)
         d2 = self.dec2(d4, f2)
         out = F.interpolate(self.head(d2), size=size, mode="bilinear", align_corners=False)
-        feats = (d4, d8, d16, c, f8, f16, f32)
+        feats = (d4, d8, d16, c, f8, f16, f32, f4)
         if not self.training:
             return out, feats
         # side logits stay at their own scale (/32, /16, /8, /4): the loss compares them with
@@ -262,7 +266,7 @@ class InstanceHeads(nn.Module):
     OFFSET_SCALE = 32.0
     CENTRE_BIAS, BOUNDARY_BIAS = -4.0, -3.0  # start at probabilities ~0.02 / ~0.05, the targets' rarity
 
-    def __init__(self, cin=32, mid=32, boundary=True, context=None, source="decoder"):
+    def __init__(self, cin=32, mid=32, boundary=True, context=None, source="decoder", fine=None, context_width=64):
         super().__init__()
         # context: the widths (/8, /16, /32) of the decoder's coarser maps for a light instance
         # decoder (Panoptic-DeepLab gives instances a decoder of their own): at /16 a 1x1 mix of the
@@ -272,15 +276,21 @@ class InstanceHeads(nn.Module):
         # first heads, reading the /4 map only. source "encoder" (train_subject.py --instance-context
         # encoder): the /8, /16, /32 maps are the encoder's rather than the decoder's (features not
         # yet gathered into one salient blob), keys `instance.ectx16.*`, ...; the /4 map is the
-        # decoder's either way.
+        # decoder's either way. fine (train_subject.py --instance-fine, with context): the encoder's
+        # /4 map (of that width) joins the /4 mix too, with the edges inside the salient blob that
+        # the decoder's /4 map has smoothed over; that layer is then `instance.<ctx>4f` (net_for).
+        # context_width (--instance-context-width): the /16 mix's width, the /8 mix's being three
+        # quarters of it (64 and 48: the first design).
         self.context = tuple(context) if context else None
         self.source = source
         self._ctx = "ectx" if source == "encoder" else "ctx"
         if self.context:
             c8, c16, c32 = self.context
-            setattr(self, self._ctx + "16", nn.Sequential(ConvBNAct(c16 + c32, 64, 1), ConvBNAct(64, 64, 5, groups=64)))
-            setattr(self, self._ctx + "8", nn.Sequential(ConvBNAct(c8 + 64, 48, 1), ConvBNAct(48, 48, 5, groups=48)))
-            setattr(self, self._ctx + "4", ConvBNAct(cin + 48, mid, 1))
+            w16, w8 = context_width, context_width * 3 // 4
+            self.fine = fine
+            setattr(self, self._ctx + "16", nn.Sequential(ConvBNAct(c16 + c32, w16, 1), ConvBNAct(w16, w16, 5, groups=w16)))
+            setattr(self, self._ctx + "8", nn.Sequential(ConvBNAct(c8 + w16, w8, 1), ConvBNAct(w8, w8, 5, groups=w8)))
+            setattr(self, self._ctx + ("4f" if fine else "4"), ConvBNAct(cin + w8 + (fine or 0), mid, 1))
             cin = mid
         self.trunk = ConvBNAct(cin, mid, 3)
         names = ("centre", "offset") + (("boundary",) if boundary else ())
@@ -296,7 +306,7 @@ class InstanceHeads(nn.Module):
 
     def forward(self, feats):
         """feats: SubjectNet.forward_features's maps (the decoder's /4, /8, /16, /32-context, the
-        encoder's /8, /16, /32), or the /4 map alone for heads without context."""
+        encoder's /8, /16, /32, /4), or the /4 map alone for heads without context."""
         if isinstance(feats, torch.Tensor):
             feats = (feats,)
         d4 = feats[0]
@@ -307,7 +317,10 @@ class InstanceHeads(nn.Module):
                 return F.interpolate(t, size=ref.shape[2:], mode="bilinear", align_corners=False)
             i16 = getattr(self, self._ctx + "16")(torch.cat([d16, up(c, d16)], dim=1))
             i8 = getattr(self, self._ctx + "8")(torch.cat([d8, up(i16, d8)], dim=1))
-            d4 = getattr(self, self._ctx + "4")(torch.cat([d4, up(i8, d4)], dim=1))
+            if self.fine:
+                d4 = getattr(self, self._ctx + "4f")(torch.cat([d4, up(i8, d4), feats[7]], dim=1))
+            else:
+                d4 = getattr(self, self._ctx + "4")(torch.cat([d4, up(i8, d4)], dim=1))
         t = self.trunk(d4)
         out = {n: b(t) for n, b in self.branches.items()}
         out["offset"] = out["offset"] * self.OFFSET_SCALE
@@ -399,22 +412,28 @@ def variant_of(shapes: dict) -> str:
 
 
 def net_for(state: dict) -> SubjectNet:
-    """An untrained SubjectNet shaped for a state dict: its variant, with instance heads (and the
-    boundary head) when the state dict has them."""
+    """An untrained SubjectNet shaped for a state dict (or a dict of weight shapes): its variant,
+    with instance heads (their boundary head, context source, encoder /4 input and context width)
+    when the state dict has them."""
     heads = any(k.startswith("instance.") for k in state)
+    ctx = "ectx" if any(k.startswith("instance.ectx16.") for k in state) else "ctx"
+    mix16 = state.get(f"instance.{ctx}16.0.0.weight")
     return SubjectNet(variant_of(state), instance_heads=heads,
                       boundary_head=any(k.startswith("instance.branches.boundary.") for k in state),
-                      instance_context="encoder" if any(k.startswith("instance.ectx16.") for k in state)
-                      else any(k.startswith("instance.ctx16.") for k in state))
+                      instance_context="encoder" if ctx == "ectx" else any(k.startswith("instance.ctx16.") for k in state),
+                      instance_fine=any(k.startswith(f"instance.{ctx}4f.") for k in state),
+                      instance_context_width=64 if mix16 is None else tuple(getattr(mix16, "shape", mix16))[0])
 
 
-def with_instance_heads(model: SubjectNet, boundary=True, seed=0, context=False) -> tuple[SubjectNet, list]:
+def with_instance_heads(model: SubjectNet, boundary=True, seed=0, context=False, fine=False,
+                        context_width=64) -> tuple[SubjectNet, list]:
     """A copy of `model` with fresh instance heads (their random initialisation seeded by `seed`):
     every tensor of `model` is loaded with strict=False, and only the heads' keys may be missing.
     Returns (the new network, the missing keys, i.e. the heads' tensors)."""
     with torch.random.fork_rng():
         torch.manual_seed(seed)
-        big = SubjectNet(model.variant, instance_heads=True, boundary_head=boundary, instance_context=context)
+        big = SubjectNet(model.variant, instance_heads=True, boundary_head=boundary, instance_context=context,
+                         instance_fine=fine, instance_context_width=context_width)
     missing, unexpected = big.load_state_dict(model.state_dict(), strict=False)
     if unexpected or any(not k.startswith("instance.") for k in missing):
         raise ValueError(f"instance heads: unexpected keys {unexpected}, missing outside the heads "

@@ -35,7 +35,8 @@ Instance heads (issue 39, off by default; Tools/TRAINING.md "Next: instance head
   torch.no_grad() (no calibration, no side-head fit), every batch synthetic, no foreground
   validation (it cannot change); instead the instance losses of model and EMA on 64 held-out
   synthetic samples at each validation. --instance-context gives the heads the decoder's /8, /16
-  and /32 maps too (subject_model.InstanceHeads, context); --instance-context encoder the encoder's.
+  and /32 maps too (subject_model.InstanceHeads, context); --instance-context encoder the encoder's;
+  --instance-fine adds the encoder's /4 map, --instance-context-width widens that instance decoder.
 Distillation (off by default): --distill D trains on (1 - D) mask + D teacher, the teacher being
   what `accurate` combines before refinement (Tools/training/teacher_maps.py writes it per split).
 Issue 39, joint training that holds the foreground (all off by default; Tools/TRAINING.md):
@@ -77,6 +78,7 @@ RECIPE_ARGS = ("size", "batch", "wd", "ema", "zoom_out_p", "zoom_canvas", "crop_
                "bg_weight", "edge_weight", "encoder_lr_scale", "distill",
                "instance_heads", "no_boundary_head", "synth_share", "centre_weight", "offset_weight",
                "boundary_weight", "instance_lr_scale", "freeze_foreground", "instance_context",
+               "instance_fine", "instance_context_width",
                "centre_loss", "teacher", "distill_weight", "synth_fg_weight", "log_every", "synth_photo_p",
                "ema_ramp_heads", "init", "person_init", "imagenet_init", "grow_from", "variant")  # the last five: where the run began
 
@@ -180,6 +182,10 @@ def main():
     ap.add_argument("--instance-context", nargs="?", const="decoder", choices=("decoder", "encoder"),
                     help="instance heads with a light instance decoder of their own that also reads the /8, /16 "
                          "and /32 maps of the decoder (the default) or of the encoder")
+    ap.add_argument("--instance-fine", action="store_true",
+                    help="with --instance-context: the heads' /4 mix also reads the encoder's /4 map")
+    ap.add_argument("--instance-context-width", type=int, default=64,
+                    help="with --instance-context: channels of the instance decoder's /16 mix (its /8 mix: 3/4)")
     ap.add_argument("--teacher", help="an exported .safetensors (e.g. Weights/subject.safetensors), frozen: its "
                                       "foreground probabilities on every training sample are a second target "
                                       "(joint training only, not with --freeze-foreground)")
@@ -263,6 +269,9 @@ def main():
         model = net_for(ckpt["model"])
         model.load_state_dict(ckpt["model"])
         a.instance_context = model.instance.source if model.instance is not None and model.instance.context else None
+        if a.instance_context:
+            a.instance_fine = bool(model.instance.fine)
+            a.instance_context_width = getattr(model.instance, model.instance._ctx + "16")[0][0].out_channels
         if a.instance_heads != (model.instance is not None):
             sys.exit("--instance-heads cannot be switched on or off in a --resume (start a run with --init)")
         start_step, best_cut_mae = ckpt["step"], ckpt.get("best_cut_mae", float("inf"))  # older runs chose by soft MAE
@@ -301,7 +310,8 @@ def main():
             log(f"person init: {load_person_encoder(model, a.person_init)}")
         if a.instance_heads:  # after the calibration, which measures the foreground network only
             model, fresh = with_instance_heads(model, boundary=not a.no_boundary_head, seed=a.seed,
-                                               context=a.instance_context)
+                                               context=a.instance_context, fine=a.instance_fine,
+                                               context_width=a.instance_context_width)
             log(f"instance heads: {len(fresh)} tensors initialised fresh (seed {a.seed}), loaded with "
                 f"strict=False for just these keys ({fresh[0]} ... {fresh[-1]}); every other tensor as above")
             if a.centre_loss == "focal":  # CenterNet's prior: -log((1 - 0.1) / 0.1)
@@ -346,7 +356,8 @@ def main():
     heads = ""
     if model.instance is not None:
         probe = SubjectNet(a.variant, instance_heads=True, boundary_head=not a.no_boundary_head,
-                           instance_context=a.instance_context)
+                           instance_context=a.instance_context, instance_fine=a.instance_fine,
+                           instance_context_width=a.instance_context_width)
         heads = f" + {2 * (count_macs(probe, a.size, instances=True) - count_macs(probe, a.size)) / 1e9:.3f} for the instance heads"
     log(f"start: step {start_step}/{total_steps} ({steps_per_epoch} steps/epoch), "
         f"variant {a.variant}, {2 * count_macs(SubjectNet(a.variant), a.size) / 1e9:.3f} GFLOP at {a.size}{heads}, "
