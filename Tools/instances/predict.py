@@ -16,6 +16,9 @@ offsets flipped back with dx negated. Two label maps come from the same maps:
          dropped): the model's own "today", so the two differ only by the grouping. (Lift's shipped
          pipeline also refines the mask; eval_instances.py --baselines scores that.)
 A checkpoint or .safetensors file without instance heads gets `cc` only.
+The grouping flags default to what Lift ships (group.SHIPPED), the split check's weights included,
+which were fitted for the shipped heads: for other heads give `--split-check none` (the grid without
+the check) or the weights fit_split_check.py prints for them.
 
 Files, under --out (default Tools/instances/.work/pred/NAME, NAME from the checkpoint's folder):
   raw-SET.npz                   the network's maps (fg at --size, centre / offset / boundary at /4,
@@ -168,6 +171,7 @@ def tune(raw, names, sizes, items, base: GroupParams, out: Path, photos=(), phot
     set's untouched ones and `photos`, with their maps `photos_raw`); the best PQ, the best within
     cc's over-split + 2 points, and the best a standard error of that over-split inside the bound."""
     grid = SPLIT_CHECK_GRID if base.split_check is not None else TUNE_GRID
+    print(f"split check: {base.split_check or 'none'}", flush=True)
     gts = {e["name"]: (e, gt, pairs) for e, gt, pairs in items}
 
     def evaluate(maps, photo_maps):
