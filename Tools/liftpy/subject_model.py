@@ -284,10 +284,10 @@ class InstanceHeads(nn.Module):
         self.context = tuple(context) if context else None
         self.source = source
         self._ctx = "ectx" if source == "encoder" else "ctx"
+        self.fine = fine if self.context else None
         if self.context:
             c8, c16, c32 = self.context
             w16, w8 = context_width, context_width * 3 // 4
-            self.fine = fine
             setattr(self, self._ctx + "16", nn.Sequential(ConvBNAct(c16 + c32, w16, 1), ConvBNAct(w16, w16, 5, groups=w16)))
             setattr(self, self._ctx + "8", nn.Sequential(ConvBNAct(c8 + w16, w8, 1), ConvBNAct(w8, w8, 5, groups=w8)))
             setattr(self, self._ctx + ("4f" if fine else "4"), ConvBNAct(cin + w8 + (fine or 0), mid, 1))
@@ -317,10 +317,8 @@ class InstanceHeads(nn.Module):
                 return F.interpolate(t, size=ref.shape[2:], mode="bilinear", align_corners=False)
             i16 = getattr(self, self._ctx + "16")(torch.cat([d16, up(c, d16)], dim=1))
             i8 = getattr(self, self._ctx + "8")(torch.cat([d8, up(i16, d8)], dim=1))
-            if self.fine:
-                d4 = getattr(self, self._ctx + "4f")(torch.cat([d4, up(i8, d4), feats[7]], dim=1))
-            else:
-                d4 = getattr(self, self._ctx + "4")(torch.cat([d4, up(i8, d4)], dim=1))
+            fine = (feats[7],) if self.fine else ()  # the encoder's /4 map
+            d4 = getattr(self, self._ctx + ("4f" if self.fine else "4"))(torch.cat([d4, up(i8, d4), *fine], dim=1))
         t = self.trunk(d4)
         out = {n: b(t) for n, b in self.branches.items()}
         out["offset"] = out["offset"] * self.OFFSET_SCALE
