@@ -80,7 +80,22 @@ RECIPE_ARGS = ("size", "batch", "wd", "ema", "zoom_out_p", "zoom_canvas", "crop_
                "boundary_weight", "instance_lr_scale", "freeze_foreground", "instance_context",
                "instance_fine", "instance_context_width",
                "centre_loss", "teacher", "distill_weight", "synth_fg_weight", "log_every", "synth_photo_p",
+               "synth_relations",
                "ema_ramp_heads", "init", "person_init", "imagenet_init", "grow_from", "variant")  # the last five: where the run began
+
+
+def parse_relations(text: str) -> dict:
+    """`touch=0.25,overlap=0.55,gap=0.1,split=0.1` -> synth.py's relation weights (any of its relations)."""
+    from instances.composite import RELATIONS
+    weights = {}
+    for item in text.split(","):
+        name, _, value = item.partition("=")
+        if name not in RELATIONS or not value:
+            raise argparse.ArgumentTypeError(f"{item!r}: expected NAME=WEIGHT with NAME one of {', '.join(RELATIONS)}")
+        weights[name] = float(value)
+    if min(weights.values()) < 0 or sum(weights.values()) <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: the weights must be >= 0 with a positive sum")
+    return weights
 
 
 def atomic_save(obj, path: Path):
@@ -164,6 +179,10 @@ def main():
     ap.add_argument("--synth-photo-p", type=float, default=0.2,
                     help="share of the synthetic stream that is untouched single-object DUTS-TR photos (one "
                          "instance: the hard negatives that teach one centre per real object; synth.py's photo_p)")
+    ap.add_argument("--synth-relations", type=parse_relations, default=None,
+                    help="how each composite's object after the first relates to an earlier one, as weights "
+                         "like touch=0.25,overlap=0.55,gap=0.1,split=0.1 (default synth.py's RELATION_P: "
+                         "0.35 / 0.35 / 0.2 / 0.1); the held-out samples keep the default")
     ap.add_argument("--centre-loss", choices=("mse", "focal"), default="mse",
                     help="the centre heatmap's loss: Panoptic-DeepLab's MSE against the Gaussian, or "
                          "CenterNet's penalty-reduced focal loss (alpha 2, beta 4, per instance centre; the "
@@ -376,9 +395,10 @@ def main():
         t_bank = time.time()
         # DUTS-TR only, also with --train-extra: the instance tuning set is made of the extra pairs.
         bank = SourceBank(split=duts_tr)
-        synth = SynthInstances(seed=a.seed, size=a.size, bank=bank, photo_p=a.synth_photo_p)
+        synth = SynthInstances(seed=a.seed, size=a.size, bank=bank, photo_p=a.synth_photo_p,
+                               relation_p=a.synth_relations)
         log(f"synthetic stream: {n_synth} of {a.batch} per batch from index {start_step * n_synth}, "
-            f"untouched photos {a.synth_photo_p:.0%} of them, "
+            f"untouched photos {a.synth_photo_p:.0%} of them, relations {synth.relation_weights()}, "
             f"{bank.summary()} (bank built in {time.time() - t_bank:.0f} s), {a.synth_workers} worker(s)")
         synth_batches = iter(loader(synth, batch_size=n_synth, workers=a.synth_workers, start=start_step * n_synth))
     held_out = None
