@@ -1,0 +1,85 @@
+"""How often the centre map has a peak where an object's centre is: a check of the heads' maps that
+no grouping can make up for (a pair whose objects get one peak between them stays one subject).
+
+For each ground-truth object of the evaluation set: is there a centre peak (group.peaks: a local
+maximum of the /4 centre map in the grouping's NMS window, at or above a threshold) within --radius
+cells of the centre of mass of its visible pixels? Reported by relation stratum (single, gap,
+touch, overlap, split) at several thresholds, and for the overlap stratum by paste order (labels
+are in paste order: the last object is in front and wholly visible, the first is behind) and by
+same / different objects.
+
+  .venv/bin/python Tools/instances/peak_coverage.py Tools/instances/.work/pred/i39m-last.pt
+
+Reads RUN/raw-eval.npz (written by predict.py on the eval set) and the set's labels; prints a table.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))  # Tools/
+from instances.eval_instances import read_set  # noqa: E402
+from instances.group import SHIPPED, peaks  # noqa: E402
+from instances.predict import WORK  # noqa: E402
+
+THRESHOLDS = (0.1, 0.2, 0.25, 0.3, 0.35)
+
+
+def object_centres(gt: np.ndarray, cells: tuple[int, int]) -> dict[int, tuple[float, float]]:
+    """{label: (row, column)} of each object's visible centre of mass in cell units of the /4 map:
+    the network sees the photo stretched to its input, and cell i stands for input pixel
+    4 i + 1.5 (training_recipe.instance_targets)."""
+    H, W = gt.shape
+    ch, cw = cells
+    sy, sx = 4 * ch / H, 4 * cw / W  # input pixels per photo pixel
+    out = {}
+    for k in np.unique(gt).tolist():
+        if k == 0:
+            continue
+        ys, xs = np.nonzero(gt == k)
+        out[k] = (((ys.mean() + 0.5) * sy - 0.5 - 1.5) / 4, ((xs.mean() + 0.5) * sx - 0.5 - 1.5) / 4)
+    return out
+
+
+def coverage(run: Path, set_dir: Path, radius: float, nms: int):
+    """{group name: (n objects, [share with a peak within radius, per threshold])}."""
+    raw = np.load(run / "raw-eval.npz")
+    index = {str(n): i for i, n in enumerate(raw["names"])}
+    hits: dict[str, list[list[bool]]] = {}
+    for e, gt, _ in read_set(set_dir):
+        centre = raw["centre"][index[e["name"]]].astype(np.float32)
+        found = [peaks(centre, t, nms, 64) for t in THRESHOLDS]
+        rel, count = e["stratum"]["relation"], int(gt.max())
+        for k, (cy, cx) in object_centres(gt, centre.shape).items():
+            row = [bool(len(p) and (np.hypot(p[:, 0] - cy, p[:, 1] - cx) <= radius).any()) for p in found]
+            groups = [rel]
+            if rel == "overlap":
+                order = "front" if k == count else "behind" if k == 1 else "middle"
+                groups += [f"overlap, {order}", f"overlap, {e['stratum']['objects']} objects"]
+            for g in groups:
+                hits.setdefault(g, []).append(row)
+    return {g: (len(rows), np.mean(rows, axis=0).tolist()) for g, rows in hits.items()}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("run", help="a predict.py output folder with raw-eval.npz")
+    ap.add_argument("--set", default=str(WORK / "eval"))
+    ap.add_argument("--radius", type=float, default=2.0, help="cells of the /4 map (4 input pixels each)")
+    ap.add_argument("--nms", type=int, default=SHIPPED.nms, help="the peak window, as group.py's")
+    a = ap.parse_args()
+    table = coverage(Path(a.run), Path(a.set), a.radius, a.nms)
+    print(f"objects with a centre peak within {a.radius:g} cells of their centre: {a.run}")
+    print("| objects | n | " + " | ".join(f"peak >= {t:g}" for t in THRESHOLDS) + " |")
+    print("|---|---|" + "---|" * len(THRESHOLDS))
+    for g in sorted(table, key=lambda g: (g.split(",")[0] != "single", g)):
+        n, shares = table[g]
+        print(f"| {g} | {n} | " + " | ".join(f"{s:.2f}" for s in shares) + " |")
+
+
+if __name__ == "__main__":
+    main()
