@@ -81,7 +81,7 @@ RECIPE_ARGS = ("size", "batch", "wd", "ema", "zoom_out_p", "zoom_canvas", "crop_
                "instance_fine", "instance_context_width",
                "centre_loss", "teacher", "distill_weight", "synth_fg_weight", "log_every", "synth_photo_p",
                "synth_relations",
-               "ema_ramp_heads", "init", "person_init", "imagenet_init", "grow_from", "variant")  # the last five: where the run began
+               "ema_ramp_heads", "init", "init_heads", "person_init", "imagenet_init", "grow_from", "variant")  # the last six: where the run began
 
 
 def parse_relations(text: str) -> dict:
@@ -195,6 +195,10 @@ def main():
     ap.add_argument("--boundary-weight", type=float, default=1.0, help="touching-boundary BCE weight")
     ap.add_argument("--instance-lr-scale", type=float, default=1.0,
                     help="the instance heads' learning rate as a share of the decoder's")
+    ap.add_argument("--init-heads",
+                    help="with --instance-heads and --init: the instance heads start from this train_subject.py "
+                         "checkpoint's EMA (e.g. a --freeze-foreground run's last.pt; the same head design) "
+                         "instead of fresh")
     ap.add_argument("--freeze-foreground", action="store_true",
                     help="with --instance-heads and --init: train the heads only on all-synthetic batches; "
                          "the foreground network stays bit-identical to --init (eval mode, no gradients)")
@@ -253,6 +257,8 @@ def main():
         for key in ("train_extra", "distill", "val_sets", "instance_heads", "synth_share", "freeze_foreground"):
             if key in resumed_args and "--" + key.replace("_", "-") not in sys.argv:
                 setattr(a, key, resumed_args[key])
+    if a.init_heads and not (a.instance_heads and a.init) and not a.resume:
+        sys.exit("--init-heads starts the instance heads of a new run: give --instance-heads and --init too")
     if a.ema_ramp_heads and not a.instance_heads:
         sys.exit("--ema-ramp-heads ramps the instance heads' average: give --instance-heads too")
     if a.teacher and a.freeze_foreground:
@@ -337,6 +343,11 @@ def main():
                 with torch.no_grad():
                     model.instance.branches["centre"][-1].bias.fill_(-2.19)
                 log("--centre-loss focal: the centre head's bias starts at -2.19 (CenterNet's prior, p 0.1)")
+            if a.init_heads:
+                ema = torch.load(a.init_heads, map_location="cpu", weights_only=False)["ema"]
+                model.instance.load_state_dict({k.removeprefix("instance."): v for k, v in ema.items()
+                                                if k.startswith("instance.")})
+                log(f"instance heads: all {len(fresh)} tensors from {a.init_heads}'s EMA instead")
     if a.centre_weight is None:  # (a --resume's checkpoint has it: 200 in runs from before --centre-loss)
         a.centre_weight = 1.0 if a.centre_loss == "focal" else 200.0
     model = model.to(memory_format=torch.channels_last)
