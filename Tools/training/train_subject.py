@@ -257,8 +257,9 @@ def main():
         for key in ("train_extra", "distill", "val_sets", "instance_heads", "synth_share", "freeze_foreground"):
             if key in resumed_args and "--" + key.replace("_", "-") not in sys.argv:
                 setattr(a, key, resumed_args[key])
-    if a.init_heads and not (a.instance_heads and a.init) and not a.resume:
-        sys.exit("--init-heads starts the instance heads of a new run: give --instance-heads and --init too")
+    if a.init_heads and (a.resume or not (a.instance_heads and a.init)):
+        sys.exit("--init-heads starts the instance heads of a new run: give --instance-heads and --init too, "
+                 "not --resume (which continues the run's own heads)")
     if a.ema_ramp_heads and not a.instance_heads:
         sys.exit("--ema-ramp-heads ramps the instance heads' average: give --instance-heads too")
     if a.teacher and a.freeze_foreground:
