@@ -28,6 +28,7 @@ in `subject_blocks.py`, which `efficientnet_lite.py` imports too.
 """
 from __future__ import annotations
 
+import copy
 import sys
 from pathlib import Path
 
@@ -181,7 +182,7 @@ class SubjectNet(nn.Module):
     WIDTHS = (24, 32, 48, 64, 96)  # decoder outputs at /2, /4, /8, /16; context at /32
 
     def __init__(self, variant="s", instance_heads=False, boundary_head=True, instance_context=False,
-                 instance_fine=False, instance_context_width=64):
+                 instance_fine=False, instance_context_width=64, instance_private=False):
         super().__init__()
         spec = VARIANTS[variant]
         self.variant = variant
@@ -209,6 +210,24 @@ class SubjectNet(nn.Module):
         self.instance = (InstanceHeads(w[1], boundary=boundary_head, context=widths, source=source or "decoder",
                                        fine=skip[1] if instance_fine else None, context_width=instance_context_width)
                          if instance_heads else None)
+        # instance_private (train_subject.py --instance-private, a probe): the heads read /8, /16,
+        # /32 maps from a trainable copy of the encoder's blocks past /4 (`instance.private.*`),
+        # fed by the shared encoder's /4 map, instead of the shared encoder's own maps.
+        if instance_private:
+            if not (instance_heads and source == "encoder" and isinstance(self.encoder, LiteEncoder)):
+                raise ValueError("instance_private needs instance heads with instance_context 'encoder' "
+                                 "on the EfficientNet-Lite0 encoder")
+            first = sorted(self.encoder.skip_after)[1] + 1  # the first block past /4
+            self.instance.private = nn.ModuleList(copy.deepcopy(b) for b in self.encoder.blocks[first:])
+            self.instance.private_taps = tuple(i - first for i in sorted(self.encoder.skip_after)[2:])
+
+    @torch.no_grad()
+    def seed_private_encoder(self):
+        """Copies the shared encoder's blocks past /4 into the heads' private copy (instance_private),
+        so that a new copy starts computing exactly the shared maps."""
+        first = len(self.encoder.blocks) - len(self.instance.private)
+        for block, mine in zip(self.encoder.blocks[first:], self.instance.private):
+            mine.load_state_dict(block.state_dict())
 
     def _decode(self, x):
         """The foreground outputs as `forward` returns them, and the maps the instance heads read:
@@ -283,6 +302,7 @@ class InstanceHeads(nn.Module):
         # quarters of it (64 and 48: the first design).
         self.context = tuple(context) if context else None
         self.source = source
+        self.private, self.private_taps = None, ()  # SubjectNet's instance_private sets them
         self._ctx = "ectx" if source == "encoder" else "ctx"
         self.fine = fine if self.context else None
         if self.context:
@@ -312,6 +332,13 @@ class InstanceHeads(nn.Module):
         d4 = feats[0]
         if self.context:
             d8, d16, c = feats[4:7] if self.source == "encoder" else feats[1:4]
+            if self.private is not None:  # the private copy's maps, from the shared encoder's /4
+                x, taps = feats[7], []
+                for i, block in enumerate(self.private):
+                    x = block(x)
+                    if i in self.private_taps:
+                        taps.append(x)
+                d8, d16, c = taps
 
             def up(t, ref):
                 return F.interpolate(t, size=ref.shape[2:], mode="bilinear", align_corners=False)
@@ -323,6 +350,16 @@ class InstanceHeads(nn.Module):
         out = {n: b(t) for n, b in self.branches.items()}
         out["offset"] = out["offset"] * self.OFFSET_SCALE
         return out
+
+
+    def train(self, mode=True):
+        """As nn.Module's, but a private encoder copy keeps its BatchNorm statistics (eval mode): it
+        starts as the folded, trained encoder, whose BNs are identities that batch statistics would
+        break."""
+        super().train(mode)
+        if self.private is not None:
+            self.private.eval()
+        return self
 
 
 def count_macs(model: nn.Module, size=256, instances=False) -> int:
@@ -420,22 +457,27 @@ def net_for(state: dict) -> SubjectNet:
                       boundary_head=any(k.startswith("instance.branches.boundary.") for k in state),
                       instance_context="encoder" if ctx == "ectx" else any(k.startswith("instance.ctx16.") for k in state),
                       instance_fine=any(k.startswith(f"instance.{ctx}4f.") for k in state),
-                      instance_context_width=64 if mix16 is None else tuple(getattr(mix16, "shape", mix16))[0])
+                      instance_context_width=64 if mix16 is None else tuple(getattr(mix16, "shape", mix16))[0],
+                      instance_private=any(k.startswith("instance.private.") for k in state))
 
 
 def with_instance_heads(model: SubjectNet, boundary=True, seed=0, context=False, fine=False,
-                        context_width=64) -> tuple[SubjectNet, list]:
+                        context_width=64, private=False) -> tuple[SubjectNet, list]:
     """A copy of `model` with fresh instance heads (their random initialisation seeded by `seed`):
     every tensor of `model` is loaded with strict=False, and only the heads' keys may be missing.
-    Returns (the new network, the missing keys, i.e. the heads' tensors)."""
+    With `private` the heads' encoder copy is then seeded from the loaded encoder
+    (SubjectNet.seed_private_encoder). Returns (the new network, the missing keys, i.e. the heads'
+    tensors)."""
     with torch.random.fork_rng():
         torch.manual_seed(seed)
         big = SubjectNet(model.variant, instance_heads=True, boundary_head=boundary, instance_context=context,
-                         instance_fine=fine, instance_context_width=context_width)
+                         instance_fine=fine, instance_context_width=context_width, instance_private=private)
     missing, unexpected = big.load_state_dict(model.state_dict(), strict=False)
     if unexpected or any(not k.startswith("instance.") for k in missing):
         raise ValueError(f"instance heads: unexpected keys {unexpected}, missing outside the heads "
                          f"{[k for k in missing if not k.startswith('instance.')]}")
+    if private:
+        big.seed_private_encoder()
     return big.train(model.training), missing
 
 

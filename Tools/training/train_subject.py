@@ -78,7 +78,7 @@ RECIPE_ARGS = ("size", "batch", "wd", "ema", "zoom_out_p", "zoom_canvas", "crop_
                "bg_weight", "edge_weight", "encoder_lr_scale", "distill",
                "instance_heads", "no_boundary_head", "synth_share", "centre_weight", "offset_weight",
                "boundary_weight", "instance_lr_scale", "freeze_foreground", "instance_context",
-               "instance_fine", "instance_context_width",
+               "instance_fine", "instance_context_width", "instance_private",
                "centre_loss", "teacher", "distill_weight", "synth_fg_weight", "log_every", "synth_photo_p",
                "synth_relations",
                "ema_ramp_heads", "init", "init_heads", "person_init", "imagenet_init", "grow_from", "variant")  # the last six: where the run began
@@ -205,6 +205,10 @@ def main():
     ap.add_argument("--instance-context", nargs="?", const="decoder", choices=("decoder", "encoder"),
                     help="instance heads with a light instance decoder of their own that also reads the /8, /16 "
                          "and /32 maps of the decoder (the default) or of the encoder")
+    ap.add_argument("--instance-private", action="store_true",
+                    help="with --instance-context encoder (a probe; Lift cannot run it): the heads read /8, /16, "
+                         "/32 maps from a trainable copy of the encoder's blocks past /4, seeded from --init's "
+                         "encoder, its BatchNorm statistics kept")
     ap.add_argument("--instance-fine", action="store_true",
                     help="with --instance-context: the heads' /4 mix also reads the encoder's /4 map")
     ap.add_argument("--instance-context-width", type=int, default=64,
@@ -298,6 +302,7 @@ def main():
         if a.instance_context:
             a.instance_fine = bool(model.instance.fine)
             a.instance_context_width = getattr(model.instance, model.instance._ctx + "16")[0][0].out_channels
+        a.instance_private = model.instance is not None and model.instance.private is not None
         if a.instance_heads != (model.instance is not None):
             sys.exit("--instance-heads cannot be switched on or off in a --resume (start a run with --init)")
         start_step, best_cut_mae = ckpt["step"], ckpt.get("best_cut_mae", float("inf"))  # older runs chose by soft MAE
@@ -337,7 +342,7 @@ def main():
         if a.instance_heads:  # after the calibration, which measures the foreground network only
             model, fresh = with_instance_heads(model, boundary=not a.no_boundary_head, seed=a.seed,
                                                context=a.instance_context, fine=a.instance_fine,
-                                               context_width=a.instance_context_width)
+                                               context_width=a.instance_context_width, private=a.instance_private)
             log(f"instance heads: {len(fresh)} tensors initialised fresh (seed {a.seed}), loaded with "
                 f"strict=False for just these keys ({fresh[0]} ... {fresh[-1]}); every other tensor as above")
             if a.centre_loss == "focal":  # CenterNet's prior: -log((1 - 0.1) / 0.1)
@@ -346,9 +351,13 @@ def main():
                 log("--centre-loss focal: the centre head's bias starts at -2.19 (CenterNet's prior, p 0.1)")
             if a.init_heads:
                 ema = torch.load(a.init_heads, map_location="cpu", weights_only=False)["ema"]
-                model.instance.load_state_dict({k.removeprefix("instance."): v for k, v in ema.items()
-                                                if k.startswith("instance.")})
-                log(f"instance heads: all {len(fresh)} tensors from {a.init_heads}'s EMA instead")
+                heads = {k.removeprefix("instance."): v for k, v in ema.items() if k.startswith("instance.")}
+                missing, unexpected = model.instance.load_state_dict(heads, strict=False)
+                if unexpected or any(not k.startswith("private.") for k in missing):
+                    sys.exit(f"--init-heads {a.init_heads}: its heads do not fit these (unexpected {unexpected}, "
+                             f"missing {[k for k in missing if not k.startswith('private.')]})")
+                log(f"instance heads: {len(heads)} tensors from {a.init_heads}'s EMA instead"
+                    + (f"; the private encoder copy ({len(missing)} tensors) as seeded" if missing else ""))
     if a.centre_weight is None:  # (a --resume's checkpoint has it: 200 in runs from before --centre-loss)
         a.centre_weight = 1.0 if a.centre_loss == "focal" else 200.0
     model = model.to(memory_format=torch.channels_last)
@@ -388,7 +397,7 @@ def main():
     if model.instance is not None:
         probe = SubjectNet(a.variant, instance_heads=True, boundary_head=not a.no_boundary_head,
                            instance_context=a.instance_context, instance_fine=a.instance_fine,
-                           instance_context_width=a.instance_context_width)
+                           instance_context_width=a.instance_context_width, instance_private=a.instance_private)
         heads = f" + {2 * (count_macs(probe, a.size, instances=True) - count_macs(probe, a.size)) / 1e9:.3f} for the instance heads"
     log(f"start: step {start_step}/{total_steps} ({steps_per_epoch} steps/epoch), "
         f"variant {a.variant}, {2 * count_macs(SubjectNet(a.variant), a.size) / 1e9:.3f} GFLOP at {a.size}{heads}, "
