@@ -210,7 +210,7 @@ class SubjectNet(nn.Module):
         self.instance = (InstanceHeads(w[1], boundary=boundary_head, context=widths, source=source or "decoder",
                                        fine=skip[1] if instance_fine else None, context_width=instance_context_width)
                          if instance_heads else None)
-        # instance_private (train_subject.py --instance-private, a probe): the heads read /8, /16,
+        # instance_private (train_subject.py --instance-private): the heads read /8, /16,
         # /32 maps from a trainable copy of the encoder's blocks past /4 (`instance.private.*`),
         # fed by the shared encoder's /4 map, instead of the shared encoder's own maps.
         if instance_private:
@@ -350,7 +350,6 @@ class InstanceHeads(nn.Module):
         out = {n: b(t) for n, b in self.branches.items()}
         out["offset"] = out["offset"] * self.OFFSET_SCALE
         return out
-
 
     def train(self, mode=True):
         """As nn.Module's, but a private encoder copy keeps its BatchNorm statistics (eval mode): it

@@ -206,9 +206,9 @@ def main():
                     help="instance heads with a light instance decoder of their own that also reads the /8, /16 "
                          "and /32 maps of the decoder (the default) or of the encoder")
     ap.add_argument("--instance-private", action="store_true",
-                    help="with --instance-context encoder (a probe; Lift cannot run it): the heads read /8, /16, "
-                         "/32 maps from a trainable copy of the encoder's blocks past /4, seeded from --init's "
-                         "encoder, its BatchNorm statistics kept")
+                    help="with --instance-context encoder: the heads read /8, /16, /32 maps from a trainable copy "
+                         "of the encoder's blocks past /4, seeded from --init's encoder, its BatchNorm statistics "
+                         "kept (exports as further graph nodes that Lift runs only for instances; run i39r)")
     ap.add_argument("--instance-fine", action="store_true",
                     help="with --instance-context: the heads' /4 mix also reads the encoder's /4 map")
     ap.add_argument("--instance-context-width", type=int, default=64,
