@@ -217,16 +217,19 @@ class SubjectNet(nn.Module):
             if not (instance_heads and source == "encoder" and isinstance(self.encoder, LiteEncoder)):
                 raise ValueError("instance_private needs instance heads with instance_context 'encoder' "
                                  "on the EfficientNet-Lite0 encoder")
-            first = sorted(self.encoder.skip_after)[1] + 1  # the first block past /4
+            first = self._private_first()
             self.instance.private = nn.ModuleList(copy.deepcopy(b) for b in self.encoder.blocks[first:])
             self.instance.private_taps = tuple(i - first for i in sorted(self.encoder.skip_after)[2:])
+
+    def _private_first(self) -> int:
+        """Index of the encoder's first block past /4: where the heads' private copy begins."""
+        return sorted(self.encoder.skip_after)[1] + 1
 
     @torch.no_grad()
     def seed_private_encoder(self):
         """Copies the shared encoder's blocks past /4 into the heads' private copy (instance_private),
         so that a new copy starts computing exactly the shared maps."""
-        first = len(self.encoder.blocks) - len(self.instance.private)
-        for block, mine in zip(self.encoder.blocks[first:], self.instance.private):
+        for block, mine in zip(self.encoder.blocks[self._private_first():], self.instance.private):
             mine.load_state_dict(block.state_dict())
 
     def _decode(self, x):
