@@ -60,6 +60,7 @@ import time
 from pathlib import Path
 
 import torch
+from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/: liftpy/ and the job folders import from there
 from evaluation.eval_subject import cut_mae, predict_torch, sod_metrics  # noqa: E402
@@ -68,7 +69,8 @@ from liftpy.repository import git_commit  # noqa: E402
 from liftpy.subject_model import SubjectNet, count_macs, grow, net_for, variant_of, with_instance_heads  # noqa: E402
 from training.teacher_maps import load_teacher  # noqa: E402
 from training.training_recipe import (EMA, calibrate_from_export, instance_loss, instance_targets,  # noqa: E402
-                                      loss_fn, lr_at, param_groups, sample_weighted_loss)
+                                      loss_fn, lr_at, param_groups, reexpress_batchnorms,
+                                      sample_weighted_loss)
 
 REPO = Path(__file__).resolve().parents[2]
 # Flags a --resume takes from the checkpoint's run unless given again (the schedule's own numbers,
@@ -198,7 +200,8 @@ def main():
     ap.add_argument("--init-heads",
                     help="with --instance-heads and --init: the instance heads start from this train_subject.py "
                          "checkpoint's EMA (e.g. a --freeze-foreground run's last.pt; the same head design) "
-                         "instead of fresh")
+                         "or from an exported .safetensors' heads (e.g. Weights/subject.safetensors; their "
+                         "BatchNorms re-expressed from 24 batches of composites) instead of fresh")
     ap.add_argument("--freeze-foreground", action="store_true",
                     help="with --instance-heads and --init: train the heads only on all-synthetic batches; "
                          "the foreground network stays bit-identical to --init (eval mode, no gradients)")
@@ -350,13 +353,17 @@ def main():
                     model.instance.branches["centre"][-1].bias.fill_(-2.19)
                 log("--centre-loss focal: the centre head's bias starts at -2.19 (CenterNet's prior, p 0.1)")
             if a.init_heads:
-                ema = torch.load(a.init_heads, map_location="cpu", weights_only=False)["ema"]
-                heads = {k.removeprefix("instance."): v for k, v in ema.items() if k.startswith("instance.")}
+                if a.init_heads.endswith(".safetensors"):  # its BatchNorms identities until re-expressed below
+                    from conversion.export_subject import load_exported
+                    heads = load_exported(a.init_heads).instance.state_dict()
+                else:
+                    ema = torch.load(a.init_heads, map_location="cpu", weights_only=False)["ema"]
+                    heads = {k.removeprefix("instance."): v for k, v in ema.items() if k.startswith("instance.")}
                 missing, unexpected = model.instance.load_state_dict(heads, strict=False)
                 if unexpected or any(not k.startswith("private.") for k in missing):
                     sys.exit(f"--init-heads {a.init_heads}: its heads do not fit these (unexpected {unexpected}, "
                              f"missing {[k for k in missing if not k.startswith('private.')]})")
-                log(f"instance heads: {len(heads)} tensors from {a.init_heads}'s EMA instead"
+                log(f"instance heads: {len(heads)} tensors from {a.init_heads} instead"
                     + (f"; the private encoder copy ({len(missing)} tensors) as seeded" if missing else ""))
     if a.centre_weight is None:  # (a --resume's checkpoint has it: 200 in runs from before --centre-loss)
         a.centre_weight = 1.0 if a.centre_loss == "focal" else 200.0
@@ -422,6 +429,20 @@ def main():
             f"untouched photos {a.synth_photo_p:.0%} of them, relations {synth.relation_weights()}, "
             f"{bank.summary()} (bank built in {time.time() - t_bank:.0f} s), {a.synth_workers} worker(s)")
         synth_batches = iter(loader(synth, batch_size=n_synth, workers=a.synth_workers, start=start_step * n_synth))
+    if a.init_heads and a.init_heads.endswith(".safetensors"):
+        # The exported heads' BatchNorms are identities that batch statistics would break: measured
+        # on 24 batches of composites from another seed, then the EMA starts from the result.
+        calib = SynthInstances(seed=a.seed + 1, size=a.size, bank=bank, photo_p=a.synth_photo_p,
+                               relation_p=a.synth_relations)
+        bns = [m for n, m in model.instance.named_modules()
+               if isinstance(m, nn.BatchNorm2d) and not n.startswith("private.")]
+        model.eval()
+        views = (torch.stack([torch.from_numpy(calib[i]["image"]) for i in range(j * 16, j * 16 + 16)])
+                 .float().div(255).permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
+                 for j in range(24))
+        reexpress_batchnorms(bns, model.forward_instances, views)
+        ema.model.load_state_dict(model.state_dict())
+        log(f"--init-heads {a.init_heads}: {len(bns)} head BatchNorms re-expressed from 24 batches of 16 composites")
     held_out = None
     if frozen:  # 64 held-out samples (another seed) for the validation of the heads
         held = SynthInstances(seed=99, size=a.size, bank=bank)

@@ -226,19 +226,15 @@ def param_groups(model, wd, encoder_lr_scale=1.0, instance_lr_scale=1.0):
             for (scale, kernel), ps in sorted(groups.items(), key=lambda kv: (-kv[0][0], not kv[0][1]))]
 
 
-def calibrate_from_export(model, batches, loss_of, log, stat_batches=24, head_steps=120,
-                          head_lr=1e-2):
-    """Makes a model loaded from an exported file (export_subject.load_exported_weights) trainable
-    without changing what it computes. The file has BatchNorm folded into the convolutions, so each
-    BN is an identity in eval mode; in train mode it would normalise by batch statistics and change
-    the network. So: measure each BN input's per-channel mean m and variance v over `stat_batches`
-    training batches and set running statistics (m, v), scale sqrt(v + eps), shift += m (the same
-    eval-mode function; in train mode the batch statistics now cancel). The file also lacks the
-    training-only side heads: fit them alone (the rest frozen, BN in eval mode) for `head_steps`.
-    `batches` yields (photos, masks) NCHW tensors on the model's device; `loss_of(outputs, masks)`."""
-    bns = [m for m in model.modules() if isinstance(m, nn.BatchNorm2d)]
+@torch.no_grad()
+def reexpress_batchnorms(bns, run, inputs):
+    """Makes the identity BatchNorms of an exported file (export_subject.load_exported_weights)
+    trainable without changing what they compute in eval mode: runs `run(x)` for each x of `inputs`
+    (eval mode), measures each BN input's per-channel mean m and variance v, and sets running
+    statistics (m, v), scale sqrt(v + eps), shift += m, so that in train mode the batch statistics
+    cancel."""
     if any(bn.running_mean.abs().max() > 0 or (bn.weight != 1).any() for bn in bns):
-        raise ValueError("calibrate_from_export expects the identity BatchNorms of load_exported_weights")
+        raise ValueError("reexpress_batchnorms expects the identity BatchNorms of load_exported_weights")
     sums = {}
 
     def measure(bn, inputs):
@@ -247,23 +243,37 @@ def calibrate_from_export(model, batches, loss_of, log, stat_batches=24, head_st
         sums[bn] = (n + x.numel() // x.shape[1], s1 + x.sum((0, 2, 3)), s2 + (x * x).sum((0, 2, 3)))
 
     hooks = [bn.register_forward_pre_hook(measure) for bn in bns]
+    try:
+        for x in inputs:
+            run(x)
+    finally:
+        for h in hooks:
+            h.remove()
+    for bn in bns:
+        n, s1, s2 = sums[bn]
+        mean = s1 / n
+        var = (s2 / n - mean * mean).clamp_min(0)
+        bn.running_mean.copy_(mean)
+        bn.running_var.copy_(var)
+        bn.weight.copy_(torch.sqrt(var + bn.eps))
+        bn.bias.add_(mean)
+
+
+def calibrate_from_export(model, batches, loss_of, log, stat_batches=24, head_steps=120,
+                          head_lr=1e-2):
+    """Makes a model loaded from an exported file (export_subject.load_exported_weights) trainable
+    without changing what it computes. The file has BatchNorm folded into the convolutions, so each
+    BN is an identity in eval mode that batch statistics would break in train mode: each is
+    re-expressed (`reexpress_batchnorms`) from `stat_batches` training batches. The file also lacks the
+    training-only side heads: fit them alone (the rest frozen, BN in eval mode) for `head_steps`.
+    `batches` yields (photos, masks) NCHW tensors on the model's device; `loss_of(outputs, masks)`."""
+    bns = [m for m in model.modules() if isinstance(m, nn.BatchNorm2d)]
     model.eval()
     probe = next(batches)[0]
     with torch.no_grad():
         before = model(probe)
-        for _ in range(stat_batches):
-            model(next(batches)[0])
-    for h in hooks:
-        h.remove()
+    reexpress_batchnorms(bns, model, (next(batches)[0] for _ in range(stat_batches)))
     with torch.no_grad():
-        for bn in bns:
-            n, s1, s2 = sums[bn]
-            mean = s1 / n
-            var = (s2 / n - mean * mean).clamp_min(0)
-            bn.running_mean.copy_(mean)
-            bn.running_var.copy_(var)
-            bn.weight.copy_(torch.sqrt(var + bn.eps))
-            bn.bias.add_(mean)
         eval_delta = (model(probe) - before).abs().max().item()
         model.train()
         train_delta = (torch.sigmoid(model(probe)[0]) - torch.sigmoid(before)).abs().mean().item()
