@@ -91,7 +91,8 @@ public enum InstanceGrouping {
             if let split = splitCheck {
                 try check(split.probability > 0 && split.probability < 1, "splitCheck.probability", "\(split.probability)",
                           "strictly between 0 and 1")
-                for (name, weight) in [("bias", split.bias), ("peak", split.peak), ("seam", split.seam), ("spread", split.spread)] {
+                for (name, weight) in [("bias", split.bias), ("peak", split.peak), ("seam", split.seam), ("spread", split.spread),
+                                       ("support", split.support)] {
                     try check(weight.isFinite, "splitCheck.\(name)", "\(weight)", "a finite weight")
                 }
             }
@@ -102,31 +103,37 @@ public enum InstanceGrouping {
     /// regression, fitted by `Tools/instances/fit_split_check.py` on candidate splits of synthetic
     /// composites and untouched photos, that keeps two bordering pieces of one component apart only
     /// when its probability that they are two objects is at least `probability`. Its log-odds are
-    /// `bias + peak · logit(s) + seam · ln(b) + spread · ln(d)`, where `s` is the weaker of the two
-    /// pieces' peak scores (clipped to 0.001…0.999), `b` the mean boundary probability on their
-    /// border (as the boundary check measures it; at least 0.001) and `d` the distance between their
-    /// peaks over the square root of their component's area, both in model pixels (at least 0.001).
+    /// `bias + peak · logit(s) + seam · ln(b) + spread · ln(d) + support · ln(u)`, where `s` is the
+    /// weaker of the two pieces' peak scores (clipped to 0.001…0.999), `b` the mean boundary
+    /// probability on their border (as the boundary check measures it; at least 0.001), `d` the
+    /// distance between their peaks over the square root of their component's area, both in model
+    /// pixels (at least 0.001), and `u` the smaller of the two peaks' supports: the share of the
+    /// photo whose votes land within `joinDistance` of the peak (at least 0.0001; the support test's
+    /// measure, weighed here instead of thresholded; a `support` weight of 0 leaves it out).
     /// A real seam, a confident weaker peak and centres far apart for the object's size mark two
     /// objects; a spurious second peak on one object shows none of them. Needs the boundary map.
     public struct SplitCheck: Sendable, Hashable {
-        public var bias: Double, peak: Double, seam: Double, spread: Double
+        public var bias: Double, peak: Double, seam: Double, spread: Double, support: Double
         /// The probability, strictly between 0 and 1, that keeps two pieces apart.
         public var probability: Double
 
-        public init(bias: Double, peak: Double, seam: Double, spread: Double, probability: Double) {
+        public init(bias: Double, peak: Double, seam: Double, spread: Double, support: Double = 0, probability: Double) {
             self.bias = bias
             self.peak = peak
             self.seam = seam
             self.spread = spread
+            self.support = support
             self.probability = probability
         }
 
         /// Whether the check keeps two pieces apart: `weakerPeak` their weaker peak's score, `seam`
         /// the mean boundary probability on their border, `spread` their peaks' distance over the
-        /// square root of their component's area (model pixels).
-        func keepsApart(weakerPeak: Double, seam b: Double, spread d: Double) -> Bool {
+        /// square root of their component's area (model pixels), `lesserSupport` the smaller of their
+        /// peaks' supports (share of the photo).
+        func keepsApart(weakerPeak: Double, seam b: Double, spread d: Double, lesserSupport u: Double) -> Bool {
             let s = min(max(weakerPeak, 0.001), 0.999)
-            let logOdds = bias + peak * log(s / (1 - s)) + seam * log(max(b, 0.001)) + spread * log(max(d, 0.001))
+            var logOdds = bias + peak * log(s / (1 - s)) + seam * log(max(b, 0.001)) + spread * log(max(d, 0.001))
+            if support != 0 { logOdds += support * log(max(u, 0.0001)) }
             return logOdds >= log(probability / (1 - probability))
         }
     }
@@ -151,8 +158,7 @@ public enum InstanceGrouping {
                                     peaks: peaks, cues: cues, joinDistance: p.joinDistance, threads: threads)
         if p.minimumSupport > 0 {
             // Step 3's support test: a peak is a centre only where the votes land on it.
-            var support = [Int](repeating: 0, count: peaks.count)
-            for q in 1 ... pieces.pieceCount { support[(q - 1) % peaks.count] += pieces.near[q] }
+            let support = pieces.peakSupport(peaks: peaks.count)
             let needed = p.minimumSupport * Double(labels.height) * Double(labels.width)
             let kept = peaks.indices.filter { Double(support[$0]) >= needed }
             guard kept.count > 1 else { return nil }
@@ -217,6 +223,7 @@ public enum InstanceGrouping {
             }
             // The split check's frame: photo pixels in model pixels (the peaks are in model pixels).
             let modelPerPhoto = Double(cues.modelHeight * cues.modelWidth) / (Double(labels.height) * Double(labels.width))
+            let support = pieces.peakSupport(peaks: k)  // the votes as they stand after any drop; slivers' merge moves none
             for (code, seam) in seams {
                 let (a, b) = code.quotientAndRemainder(dividingBy: n + 1)
                 let mean = seam.sum / Double(seam.count)
@@ -227,7 +234,9 @@ public enum InstanceGrouping {
                     let component = (c * k + 1 ... c * k + k).reduce(0) { $0 + pieces.area[$1] }  // merges stay inside it
                     let dy = pieces.peakY[ia] - pieces.peakY[ib], dx = pieces.peakX[ia] - pieces.peakX[ib]
                     let spread = (dy * dy + dx * dx).squareRoot() / (Double(component) * modelPerPhoto).squareRoot()
-                    if !split.keepsApart(weakerPeak: Double(min(peaks[ia].score, peaks[ib].score)), seam: mean, spread: spread) { union.join(a, b) }
+                    let lesserSupport = Double(min(support[ia], support[ib])) / (Double(labels.height) * Double(labels.width))
+                    if !split.keepsApart(weakerPeak: Double(min(peaks[ia].score, peaks[ib].score)), seam: mean, spread: spread,
+                                         lesserSupport: lesserSupport) { union.join(a, b) }
                 }
             }
         }

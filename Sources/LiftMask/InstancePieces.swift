@@ -29,6 +29,14 @@ struct InstancePieces {
     /// Number of pieces (ids 1…`pieceCount`).
     var pieceCount: Int { components * peakCount }
 
+    /// Per peak, the pixels whose vote landed closer than the join distance to it (its support, in
+    /// photo pixels): `near` summed over the pieces as voted, whatever their later merges.
+    func peakSupport(peaks: Int) -> [Int] {
+        var support = [Int](repeating: 0, count: peaks)
+        for q in 1 ... pieceCount { support[(q - 1) % peaks] += near[q] }
+        return support
+    }
+
     /// Votes every pixel of `labels`' instances; `componentOfLabel[l]` is label `l`'s component.
     init(labels: RunLabels, componentOfLabel: [Int32], components: Int, peaks: [CentrePeaks.Peak], cues: InstanceCues,
          joinDistance: Double, threads: Int) {

@@ -130,7 +130,7 @@ private func grayPNG(_ path: String) throws -> GrayImage {
 }
 
 @Test(arguments: ["selfcheck", "noisy", "noisy-offsets-alone", "scene0", "scene1", "scene2", "scene3", "scene4",
-                  "spurious-peak", "support-above-every-peak", "split-check"])
+                  "spurious-peak", "support-above-every-peak", "split-check", "split-check-support"])
 func groupingMatchesGroupPy(name: String) throws {
     let base = "instances/group/\(name)"
     let fixture = try JSONDecoder().decode(GroupFixture.self, from: Data(Fixtures.bytes(base + ".json")))
@@ -147,7 +147,8 @@ func groupingMatchesGroupPy(name: String) throws {
                                                  minimumPiece: p.min_piece, boundaryThreshold: p.boundary_threshold,
                                                  joinDistance: p.join_distance, minimumSupport: p.min_support,
                                                  splitCheck: p.split_check.map {
-                                                     .init(bias: $0[0], peak: $0[1], seam: $0[2], spread: $0[3], probability: p.split_probability)
+                                                     .init(bias: $0[0], peak: $0[1], seam: $0[2], spread: $0[3],
+                                                           support: $0.count > 4 ? $0[4] : 0, probability: p.split_probability)
                                                  })
     let mask = try grayPNG(base + ".mask.png")
     let expected = try grayPNG(base + ".labels.png")

@@ -1,10 +1,13 @@
 """Fits group.py's split check (step 4 of its docstring) for a checkpoint's instance heads: a
 logistic regression that says, for two bordering pieces of one component, whether they are two
 objects, from three numbers: the weaker peak's score, the mean predicted boundary on their border
-and how far apart their peaks are for the component's size (group.split_features).
+and how far apart their peaks are for the component's size (group.split_features); with --support
+a fourth, the smaller of the two peaks' supports (the support test weighed instead of thresholded:
+give --min-support 0 so that the candidates keep the peaks the test would drop).
 
   .venv/bin/python Tools/instances/fit_split_check.py --checkpoint RUN/last.pt            # ~3 min
   .venv/bin/python Tools/instances/fit_split_check.py --checkpoint RUN/last.pt --regroup  # maps kept
+  .venv/bin/python Tools/instances/fit_split_check.py --checkpoint RUN/last.pt --regroup --support --min-support 0
 
 Data: the fit set (make_eval_set.py --set fit, built here if missing): 800 composites from the
 DUTS-TE extra pairs and 400 untouched single-object extra photos, none of them the tuning set's or
@@ -16,7 +19,7 @@ sample: positive when the two pieces' majority ground-truth instances are two di
 negative when they are one object or one is mostly background (every split on an untouched photo).
 
 The fit: L2-regularised logistic regression (weight 1 on the three weights, none on the bias, as
-scikit-learn's default C = 1) by Newton's method on x = (logit s, ln b, ln d). Prints the weights,
+scikit-learn's default C = 1) by Newton's method on x = (logit s, ln b, ln d[, ln u]). Prints the weights,
 the samples and the fit's AUC, writes them to --json (default .work/pred/NAME/split-check.json), and
 the flag that hands them to predict.py --tune, which then chooses split_probability (and the other
 thresholds) on the tuning set.
@@ -41,7 +44,7 @@ from instances.predict import WORK, gather, load_model, prepare_run  # noqa: E40
 
 
 def samples(raw, items, params: GroupParams):
-    """(features (n, 3) as group.split_features gives them, labels (n,) 0/1, per-stratum counts)."""
+    """(features (n, 4) as group.split_features gives them, labels (n,) 0/1, per-stratum counts)."""
     feats, labels, counts = [], [], {}
     for j, (e, gt, _) in enumerate(items):
         H, W = (int(v) for v in raw["sizes"][j])
@@ -54,13 +57,13 @@ def samples(raw, items, params: GroupParams):
             labels.append(label)
             key = (e["stratum"]["objects"], label)
             counts[key] = counts.get(key, 0) + 1
-    return np.array(feats, np.float64).reshape(-1, 3), np.array(labels, np.float64), counts
+    return np.array(feats, np.float64).reshape(-1, 4), np.array(labels, np.float64), counts
 
 
-def design(features):
-    """The regression's inputs: (logit s, ln b, ln d) per sample."""
-    s, b, d = features.T
-    return np.stack([np.log(s / (1 - s)), np.log(b), np.log(d)], axis=1)
+def design(features, support=False):
+    """The regression's inputs: (logit s, ln b, ln d), then ln u with `support`, per sample."""
+    s, b, d, u = features.T
+    return np.stack([np.log(s / (1 - s)), np.log(b), np.log(d)] + ([np.log(u)] if support else []), axis=1)
 
 
 def fit_logistic(x, y, l2=1.0, iterations=50):
@@ -101,6 +104,8 @@ def main():
     ap.add_argument("--centre-threshold", type=float, default=0.15)
     ap.add_argument("--min-piece", type=float, default=0.01)
     ap.add_argument("--min-support", type=float, default=0.01)
+    ap.add_argument("--support", action="store_true",
+                    help="a fifth weight on ln u, the smaller of the two peaks' supports (with --min-support 0)")
     ap.add_argument("--json", help="default OUT/split-check.json")
     a = ap.parse_args()
     prepare_run(a)
@@ -127,15 +132,16 @@ def main():
     f, y, counts = samples(raw, items, params)
     if y.sum() == 0 or y.sum() == len(y):
         sys.exit(f"the fit set gave {int(y.sum())} positive and {int(len(y) - y.sum())} negative samples: nothing to fit")
-    bias, weights = fit_logistic(design(f), y)
-    score = bias + design(f) @ np.array(weights)
+    x = design(f, a.support)
+    bias, weights = fit_logistic(x, y)
+    score = bias + x @ np.array(weights)
     result = {"checkpoint": a.checkpoint, "which": a.which, "params": {k: v for k, v in vars(params).items()},
               "samples": int(len(y)), "positive": int(y.sum()),
               "by_stratum": {f"{o}/{'two objects' if lab else 'one'}": n for (o, lab), n in sorted(counts.items())},
               "split_check": [bias] + weights, "auc": auc(score, y)}
     print(f"{len(y)} candidate splits ({int(y.sum())} two objects) in {time.time() - t:.0f} s; by stratum "
           f"{result['by_stratum']}")
-    print(f"split check (bias, peak, seam, spread): {', '.join(f'{v:.4f}' for v in result['split_check'])}; "
+    print(f"split check (bias, peak, seam, spread{', support' if a.support else ''}): {', '.join(f'{v:.4f}' for v in result['split_check'])}; "
           f"AUC on the fit set {result['auc']:.3f}")
     print("choose its probability on the tuning set: predict.py --checkpoint ... --tune --split-check "
           + ",".join(f"{v:.4f}" for v in result["split_check"]))

@@ -31,11 +31,14 @@ The steps (thresholds are keyword arguments; tune them on Tools/instances/.work/
  4. Boundary check before splitting: two pieces of one component that border each other stay
     apart only if the mean predicted boundary on their shared border is >= boundary_threshold;
     otherwise they are merged (so without a predicted seam the component stays whole, as today).
-    With split_check (bias, peak, seam, spread) weights, they also stay apart only if the split
-    check's probability sigmoid(bias + peak * logit(s) + seam * ln(b) + spread * ln(d)) is >=
-    split_probability, where s is the weaker of their two peaks' scores, b the mean boundary on
-    their border (as above) and d the distance between their peaks over the square root of their
-    component's area, both in model pixels (s clipped to [0.001, 0.999], b and d to >= 0.001). A
+    With split_check (bias, peak, seam, spread[, support]) weights, they also stay apart only if
+    the split check's probability sigmoid(bias + peak * logit(s) + seam * ln(b) + spread * ln(d)
+    [+ support * ln(u)]) is >= split_probability, where s is the weaker of their two peaks' scores,
+    b the mean boundary on their border (as above), d the distance between their peaks over the
+    square root of their component's area, both in model pixels, and u the smaller of their two
+    peaks' supports (the share of the photo whose votes land within join_distance of the peak,
+    after any drop; the support test's measure, here weighed rather than thresholded) (s clipped
+    to [0.001, 0.999], b and d to >= 0.001, u to >= 0.0001). A
     logistic regression fitted on candidate splits of Tools/instances/.work/fit (fit_split_check.py):
     a real seam, a confident weaker peak and centres far apart for the object's size mark two
     objects; a spurious second peak on one object has none of them. Both checks need the boundary
@@ -66,14 +69,15 @@ class GroupParams:
     boundary_threshold: float | None = 0.3  # None: no boundary check (predict.py passes no map)
     join_distance: float = 12.0    # model pixels
     min_support: float = 0.0       # share of the photo voting within join_distance of a peak; 0: no test
-    split_check: tuple | None = None  # (bias, peak, seam, spread) weights of step 4's split check; None: none
+    split_check: tuple | None = None  # (bias, peak, seam, spread[, support]) weights of step 4's split check; None: none
     split_probability: float = 0.5    # the split check's probability that keeps two pieces apart
 
     def __post_init__(self):
         if not 0 < self.split_probability < 1:
             raise ValueError(f"split_probability {self.split_probability} is not inside (0, 1)")
-        if self.split_check is not None and len(self.split_check) != 4:
-            raise ValueError(f"split_check {self.split_check} is not four weights (bias, peak, seam, spread)")
+        if self.split_check is not None and len(self.split_check) not in (4, 5):
+            raise ValueError(f"split_check {self.split_check} is not four or five weights "
+                             "(bias, peak, seam, spread[, support])")
 
 
 # The thresholds tuned for the shipped subject model's heads (Weights/subject.safetensors, run i39m in
@@ -154,14 +158,16 @@ class _Union:
 @dataclass
 class _Pieces:
     """Steps 1-3's result: the pieces (photo-size map, c * n_pk + k + 1 for component c's pixels
-    voting for peak k, after the slivers' merge), their areas, the peaks (rows of `peaks`, and their
-    model-pixel centres py, px), and every foreground pixel's (ys, xs), vote and miss."""
+    voting for peak k, after the slivers' merge), their areas, the peaks (rows of `peaks`, their
+    model-pixel centres py, px, and their supports: the share of the photo whose votes land within
+    join_distance of each), and every foreground pixel's (ys, xs), vote and miss."""
     piece: np.ndarray
     area: np.ndarray
     n_comp: int
     pk: np.ndarray
     py: np.ndarray
     px: np.ndarray
+    support: np.ndarray
     ys: np.ndarray
     xs: np.ndarray
     vote: np.ndarray
@@ -236,7 +242,8 @@ def _pieces(fg, centre, offset, photo_size, p: GroupParams):
         # pieces >= min_piece receive, or the largest piece, which is never small unless all are).
         piece = lut[piece]
         area = np.bincount(piece.ravel(), minlength=n_piece + 1)
-    return _Pieces(piece, area, n_comp, pk, py, px, ys, xs, vote, miss, h * w / (H * W))
+    support = np.bincount(vote[miss < p.join_distance], minlength=n_pk) / (H * W)
+    return _Pieces(piece, area, n_comp, pk, py, px, support, ys, xs, vote, miss, h * w / (H * W))
 
 
 def _seams(pc: _Pieces, boundary, photo_size):
@@ -256,23 +263,26 @@ def _seams(pc: _Pieces, boundary, photo_size):
     return dict(zip(pairs, seam.tolist()))
 
 
-def split_features(pc: _Pieces, i: int, j: int, seam: float) -> tuple[float, float, float]:
+def split_features(pc: _Pieces, i: int, j: int, seam: float) -> tuple[float, float, float, float]:
     """Step 4's split check's inputs for bordering pieces i and j (module docstring): (the weaker
     peak's score, the mean boundary on their border, their peaks' distance over the square root of
-    their component's area, model pixels), each clipped as the check clips it."""
+    their component's area, model pixels, the smaller of their peaks' supports), each clipped as the
+    check clips it."""
     a, b = (i - 1) % pc.n_pk, (j - 1) % pc.n_pk
     c = (i - 1) // pc.n_pk
     s = min(max(min(pc.pk[a, 2], pc.pk[b, 2]), 0.001), 0.999)
     component = float(pc.area[c * pc.n_pk + 1:(c + 1) * pc.n_pk + 1].sum()) * pc.model_per_photo
     spread = math.hypot(pc.py[a] - pc.py[b], pc.px[a] - pc.px[b]) / math.sqrt(component)
-    return float(s), max(seam, 0.001), max(spread, 0.001)
+    return float(s), max(seam, 0.001), max(spread, 0.001), max(float(min(pc.support[a], pc.support[b])), 0.0001)
 
 
 def split_score(weights, features) -> float:
-    """The split check's log-odds: bias + peak * logit(s) + seam * ln(b) + spread * ln(d)."""
-    s, b, d = features
-    bias, w_peak, w_seam, w_spread = weights
-    return bias + w_peak * math.log(s / (1 - s)) + w_seam * math.log(b) + w_spread * math.log(d)
+    """The split check's log-odds: bias + peak * logit(s) + seam * ln(b) + spread * ln(d), + support *
+    ln(u) with five weights."""
+    s, b, d, u = features
+    bias, w_peak, w_seam, w_spread, w_support = (*weights, 0.0)[:5]
+    return (bias + w_peak * math.log(s / (1 - s)) + w_seam * math.log(b) + w_spread * math.log(d)
+            + (w_support * math.log(u) if w_support else 0.0))
 
 
 def split_candidates(fg, centre, offset, boundary, photo_size, params: GroupParams):
@@ -325,8 +335,8 @@ def self_check():
     """Perfect maps (targets.py's, sampled at /4) of a scene with two touching squares, one object
     seen in two separate parts and a lone blob: `group` must find 4 instances (the two parts one),
     merge the touching pair when no boundary is predicted between them, fall back to the
-    components without peaks, drop a spurious peak the offsets do not point at, and let the split
-    check join a weak one back. Prints what it found; raises if any case fails."""
+    components without peaks, drop a spurious peak the offsets do not point at, let the split
+    check join a weak one back, and join a confident one back when it weighs the support. Prints what it found; raises if any case fails."""
     import sys
     from pathlib import Path
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/
@@ -355,6 +365,9 @@ def self_check():
              "a weak spurious peak, no check": (group(fg, c_weak, o_spur, b4, (256, 256), boundary_threshold=None), 5),
              "a weak spurious peak, split check": (group(fg, c_weak, o_spur, b4, (256, 256), boundary_threshold=None,
                                                          split_check=(5.0, 1.0, 0.85, 1.3)), 4),
+             "a spurious peak, split check weighing support": (group(fg, c_spur, o_spur, b4, (256, 256),
+                                                                     boundary_threshold=None,
+                                                                     split_check=(5.0, 1.0, 0.85, 1.3, 1.0)), 4),
              "no boundary map (offsets alone)": (group(fg, c4, o4, None, (256, 256)), 4),
              "boundary predicted nowhere": (group(fg, c4, o4, np.zeros_like(b4), (256, 256)), 3),
              "no peaks (components)": (group(fg, np.zeros_like(c4), o4, b4, (256, 256)), 4)}

@@ -121,6 +121,10 @@ def main():
     # where it keeps some bordering pieces apart and joins others (checked below).
     check = {"boundary_threshold": None, "split_check": (5.0, 1.0, 0.85, 1.3)}
     cases += [("split-check", self_check_scene(), (233, 251), True, True, check, weak_spurious_peak)]
+    # The split check weighing the peaks' support (a fifth weight): a confident spurious peak the
+    # offsets do not point at is joined back by its low support, where the four weights keep it.
+    support = {"boundary_threshold": None, "split_check": (5.0, 1.0, 0.85, 1.3, 1.0)}
+    cases += [("split-check-support", self_check_scene(), (229, 241), True, True, support, spurious_peak)]
     summary = []
     for name, (ids, count), (H, W), noisy, with_boundary, overrides, *change in cases:
         fg, c4, o4, b4 = cues(ids, count, rng, noisy)
@@ -132,6 +136,10 @@ def main():
             keep = math.log(params.split_probability / (1 - params.split_probability))
             margins = [split_score(params.split_check, f) - keep for _, _, f in split_candidates(fg, c4, o4, b4, (H, W), params)[1]]
             assert min(margins) < 0 < max(margins) and min(abs(m) for m in margins) > 1e-6, (name, margins)
+            if len(params.split_check) == 5:  # the support weight decides at least one candidate
+                four = [split_score(params.split_check[:4], f) - keep
+                        for _, _, f in split_candidates(fg, c4, o4, b4, (H, W), params)[1]]
+                assert any((m < 0) != (m4 < 0) for m, m4 in zip(margins, four)), (name, margins, four)
         mask = cv2.resize(fg, (W, H), interpolation=cv2.INTER_LINEAR) >= params.fg_threshold
         assert labels.max() < 256 and ((labels > 0) <= mask).all()
         cv2.imwrite(str(out / f"{name}.mask.png"), mask.astype(np.uint8) * 255)

@@ -59,7 +59,8 @@ REAL_SETS = ("duts", "ecssd")
 TUNE_GRID = {"centre_threshold": (0.1, 0.12, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5), "boundary_threshold": (None, 0.2, 0.3),
              "min_piece": (0.005, 0.01), "min_support": (0.0, 0.005, 0.01, 0.02)}
 # --tune's grid when --split-check gives the split check's weights (fit_split_check.py): its
-# probability, with the centre thresholds it lets through and the support test
+# probability, with the centre thresholds it lets through and the support test (none when the
+# check weighs the support itself: five weights)
 SPLIT_CHECK_GRID = {"centre_threshold": (0.1, 0.12, 0.15, 0.2, 0.25, 0.3, 0.35), "boundary_threshold": (None,),
                     "min_piece": (0.01,), "min_support": (0.0, 0.01),
                     "split_probability": (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)}
@@ -171,6 +172,8 @@ def tune(raw, names, sizes, items, base: GroupParams, out: Path, photos=(), phot
     set's untouched ones and `photos`, with their maps `photos_raw`); the best PQ, the best within
     cc's over-split + 2 points, and the best a standard error of that over-split inside the bound."""
     grid = SPLIT_CHECK_GRID if base.split_check is not None else TUNE_GRID
+    if base.split_check is not None and len(base.split_check) == 5:  # the support weighed, not thresholded
+        grid = grid | {"min_support": (0.0,)}
     print(f"split check: {base.split_check or 'none'}", flush=True)
     gts = {e["name"]: (e, gt, pairs) for e, gt, pairs in items}
 
