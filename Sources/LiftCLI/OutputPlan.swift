@@ -461,7 +461,13 @@ public struct OutputPlanner: Sendable {
             throw .invalidOutput("\(flag) \(path) names an image file, but the inputs hold \(imageCount) images; "
                                  + "give a directory (a name without an image extension, or ending in /)")
         case .file, .missing:
-            return path.hasSuffix("/") || several ? .directory(path) : .file(path)
+            if path.hasSuffix("/") || several { return .directory(path) }
+            // PNG bytes under `photo.jpg` would mislead every program that trusts the name (as `lift convert` refuses too).
+            let fileExtension = PathText.fileExtension(of: path)
+            if !fileExtension.isEmpty, fileExtension != "png" {
+                throw .invalidOutput("\(flag) \(path): lift writes PNG only (a cut-out keeps its transparency); name the output .png")
+            }
+            return .file(path)
         }
     }
 }

@@ -221,6 +221,20 @@ struct HardeningTests {
         #expect(try LiftBinary.run(["a.png", "b.png", "-o", "outs", "-m", "person", "-q"], in: scratch.url).status == 0)
     }
 
+    @Test func anOutputNamedForAnotherFormatIsRefusedNotWrittenAsPNG() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        try scratch.write(try SamplePhotos.astronaut(), to: "a.png")
+        for arguments in [["-o", "white.jpg", "-b", "white"], ["--mask", "a.mask.JPEG"], ["--labels", "a.labels.webp"]] {
+            let run = try LiftBinary.run(["a.png", "-m", "person"] + arguments, in: scratch.url)
+            #expect(run.status == 2)
+            #expect(run.standardError.contains("\(arguments[1]): lift writes PNG only"))
+            #expect(!scratch.exists(arguments[1]) && !scratch.exists("a.cutout.png"))
+        }
+        #expect(try LiftBinary.run(["a.png", "-m", "person", "-o", "white.PNG", "-q"], in: scratch.url).status == 0)
+        #expect(scratch.exists("white.PNG"))
+    }
+
     // MARK: Label maps and masks are data
 
     @Test func labelMapsAndMasksAreGreyPNGsHoldingTheValues() throws {
