@@ -112,8 +112,12 @@ private func plan(_ arguments: [String], fileSystem: InMemoryFileSystem = tree) 
 }
 
 @Test func inputsAreNeverOverwrittenEvenWithForce() throws {
-    #expect(try plan(["a.jpg", "-o", "a.jpg", "--force"]) == [.fail("a.jpg", .wouldOverwriteInput(output: "a.jpg"))])
-    #expect(try plan(["a.jpg", "--mask", "./a.jpg"]) == [.fail("a.jpg", .wouldOverwriteInput(output: "./a.jpg"))])
+    #expect(try plan(["b.png", "-o", "b.png", "--force"]) == [.fail("b.png", .wouldOverwriteInput(output: "b.png"))])
+    #expect(try plan(["b.png", "--mask", "./b.png"]) == [.fail("b.png", .wouldOverwriteInput(output: "./b.png"))])
+    // A JPEG input named as the output is refused earlier still: Lift writes PNG only.
+    #expect(throws: UsageError.invalidOutput("-o a.jpg: lift writes PNG only (a cut-out keeps its transparency); name the output .png")) {
+        try plan(["a.jpg", "-o", "a.jpg", "--force"])
+    }
 }
 
 @Test func existingOutputsFailSkipOrGetOverwritten() throws {
