@@ -65,16 +65,16 @@ public enum InstanceGrouping {
         }
 
         /// The thresholds tuned for the shipped subject model's heads (`Weights/subject.safetensors`,
-        /// run `i39m` in `Tools/TRAINING.md`), `group.py`'s `SHIPPED`: centre 0.3, no boundary
-        /// threshold, pieces under 1 % merged, peaks whose votes cover under 1 % of the photo dropped,
-        /// and the split check fitted on those heads (`fit_split_check.py`) at probability 0.7. Chosen
-        /// on the tuning set for the best panoptic quality a grid step inside issue 39's over-split
-        /// bound (the components' + 2 points) once the best a standard error inside it had put the
-        /// ECSSD validation photos one photo past it. Heads trained again are tuned and fitted again
-        /// (`Tools/instances/predict.py --tune`, `fit_split_check.py`) and both places change together.
+        /// run `i39t` in `Tools/TRAINING.md`), `group.py`'s `SHIPPED`: centre 0.25, no boundary
+        /// threshold, pieces under 1 % merged, no hard support test, and the split check fitted on
+        /// those heads with the peaks' support as its fifth input (`fit_split_check.py --support`) at
+        /// probability 0.6. Chosen on the tuning set for the best panoptic quality a standard error
+        /// inside issue 39's over-split bound (the components' + 2 points). Heads trained again are
+        /// tuned and fitted again (`Tools/instances/predict.py --tune`, `fit_split_check.py`) and both
+        /// places change together.
         public static let shipped = Parameters(
-            centreThreshold: 0.3, minimumPiece: 0.01, boundaryThreshold: nil, minimumSupport: 0.01,
-            splitCheck: SplitCheck(bias: 4.7678, peak: 1.2656, seam: 0.7943, spread: 1.2107, probability: 0.7))
+            centreThreshold: 0.25, minimumPiece: 0.01, boundaryThreshold: nil, minimumSupport: 0,
+            splitCheck: SplitCheck(bias: 4.9630, peak: 0.9924, seam: 0.6671, spread: 1.3859, support: 0.2163, probability: 0.6))
 
         /// Throws `MaskError.invalidParameter` for a value out of its range.
         public func validate() throws {
