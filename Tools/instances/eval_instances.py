@@ -6,7 +6,9 @@ rate of touching ground-truth pairs (strict: both matched; `loose`: different do
 instance-count accuracy, broken down by instance count, same / different objects and relation;
 predicted segments under 0.5 % of the image are ignored. Over-split: on the DUTS-TE val500 and ECSSD
 val500 photos whose ground truth is one connected component once specks under 0.05 % are ignored
-(sources.is_single_object), the share with >= 2 meaningful predicted segments.
+(sources.is_single_object), the share with >= 2 meaningful predicted segments; then the same photos
+after the by-eye review of real-review.tsv (real_review.py): over-split on those reviewed as one
+object, and on those showing several touching objects the share split into >= 2 subjects.
 
 What it scores:
   --pred DIR          label maps for the set's images, DIR/NAME.png or DIR/NAME.labels.png (8- or
@@ -52,7 +54,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/
 from instances import watershed as ws  # noqa: E402
-from instances.metrics import oversplit, score_image, summarise  # noqa: E402
+from instances import real_review  # noqa: E402
+from instances.metrics import object_segments, score_image, summarise  # noqa: E402
 from instances.sources import is_single_object  # noqa: E402
 from liftpy.duts_data import VAL_SETS, load_split  # noqa: E402
 
@@ -175,8 +178,13 @@ def score_set(items, predictions) -> dict:
 
 
 def oversplit_flags(photos, predictions) -> list:
-    """`metrics.oversplit`'s (photo split, object split) for each single-object photo."""
-    return [oversplit(gt, predictions(key)) for key, _, gt in photos]
+    """For each single-region photo, (photo split, object split, segments mostly on the region):
+    `metrics.oversplit`'s two flags and the count behind the second."""
+    out = []
+    for key, _, gt in photos:
+        segments, on_object = object_segments(gt, predictions(key))
+        out.append((segments >= 2, on_object >= 2, on_object))
+    return out
 
 
 def score_real(flags) -> dict:
@@ -201,15 +209,48 @@ def print_set_table(method, summary):
               f"{split} | {loose} | {s['count_acc']:.3f} |")
 
 
-def paired_oversplit(flags, base, other) -> dict:
-    """Per real set, `other`'s over-split minus `base`'s over the same photos, with its paired
-    standard error and how many photos only one of them splits."""
+def paired_oversplit(flags, base, other, keep=None) -> dict:
+    """Per real set, `other`'s over-split minus `base`'s over the same photos (those `keep[set]`
+    marks, default all), with its paired standard error and how many photos only one of them splits."""
     out = {}
     for s, a in flags[base].items():
         d = np.array([y[0] for y in flags[other][s]], float) - np.array([x[0] for x in a], float)
+        if keep is not None:
+            d = d[np.asarray(keep[s], bool)]
         out[s] = {"difference": float(d.mean()), "se": float(d.std(ddof=1) / math.sqrt(len(d))),
                   "only_other": int((d > 0).sum()), "only_base": int((d < 0).sum())}
     return out
+
+
+def score_reviewed(set_name, photos, flags, review) -> dict:
+    """real_review.py's two figures for one real set: over-split on the photos the review left as
+    one object; on those marked `several N`, the share split into >= 2 subjects on the region and
+    the share with exactly N."""
+    keys = {key for key, _, _ in photos}
+    stray = sorted(k for s, k in review if s == set_name and k not in keys)
+    if stray:
+        raise ValueError(f"{real_review.REVIEW.name} lists {set_name} photos that are not single-region ones: {stray[:3]}")
+    single = [f[0] for (key, _, _), f in zip(photos, flags) if (set_name, key) not in review]
+    several = [(f[2], review[(set_name, key)]) for (key, _, _), f in zip(photos, flags)
+               if review.get((set_name, key)) is not None]
+    rate = float(np.mean(single)) if single else math.nan
+    split = float(np.mean([c >= 2 for c, _ in several])) if several else math.nan
+    return {"single_photos": len(single), "oversplit": rate,
+            "oversplit_se": math.sqrt(rate * (1 - rate) / len(single)) if single else math.nan,
+            "several_photos": len(several), "several_split": split,
+            "several_split_se": math.sqrt(split * (1 - split) / len(several)) if several else math.nan,
+            "several_count_exact": float(np.mean([c == n for c, n in several])) if several else math.nan}
+
+
+def print_reviewed_table(rows):
+    print("\nthe same photos after the by-eye review (real_review.py): over-split on the reviewed single objects; "
+          "photos of several touching objects split into >= 2 subjects, and into exactly as many as there are")
+    print("| method | set | single objects | over-split | ± SE | several objects | split | ± SE | count exact |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for method, set_name, r in rows:
+        print(f"| {method} | {set_name} | {r['single_photos']} | {r['oversplit']:.3f} | {r['oversplit_se']:.3f} | "
+              f"{r['several_photos']} | {r['several_split']:.3f} | {r['several_split_se']:.3f} | "
+              f"{r['several_count_exact']:.3f} |")
 
 
 def print_real_table(rows):
@@ -287,7 +328,8 @@ def main():
     if not (a.pred or a.pred_real or a.baselines or a.by_model):
         ap.error("nothing to score: give --pred, --pred-real, --baselines, --by-model or --tune")
     set_dir = Path(a.set)
-    results, real_rows, flags = {}, [], {}
+    results, real_rows, reviewed_rows, flags = {}, [], [], {}
+    review = real_review.load()
     lift_runs = a.baselines or a.by_model
     items = read_set(set_dir) if (a.pred or lift_runs) else []
     photos = {s: real_photos(s) for s in real_sets} if (a.pred_real or lift_runs) else {}
@@ -326,15 +368,21 @@ def main():
             for s in real_sets:
                 entry["oversplit"][s] = score_real(flags[method][s])
                 real_rows.append((method, s, entry["oversplit"][s]))
+                entry.setdefault("reviewed", {})[s] = score_reviewed(s, photos[s], flags[method][s], review)
+                reviewed_rows.append((method, s, entry["reviewed"][s]))
         results[method] = entry
     if real_rows:
         print_real_table(real_rows)
+        print_reviewed_table(reviewed_rows)
     if CC in flags and BY_MODEL_NAME in flags:  # the bound issue 39 sets, paired over the same photos
         results["paired_oversplit"] = paired = paired_oversplit(flags, CC, BY_MODEL_NAME)
         print(f"\nover-split, {BY_MODEL_NAME} minus {CC}, paired:")
-        for s, r in paired.items():
-            print(f"  {s}: {r['difference']:+.3f} ± {r['se']:.3f} ({r['only_other']} photos split only by the model, "
-                  f"{r['only_base']} only by the components)")
+        keep = {s: [(s, key) not in review for key, _, _ in photos[s]] for s in real_sets}
+        results["paired_oversplit_reviewed"] = reviewed = paired_oversplit(flags, CC, BY_MODEL_NAME, keep)
+        for label, table in (("", paired), (", reviewed single objects only", reviewed)):
+            for s, r in table.items():
+                print(f"  {s}{label}: {r['difference']:+.3f} ± {r['se']:.3f} ({r['only_other']} photos split only by "
+                      f"the model, {r['only_base']} only by the components)")
     if a.json:
         manifest_sha = sha256_file(set_dir / "manifest.json") if items else None
         Path(a.json).write_text(json.dumps({"set": str(set_dir), "manifest_sha256": manifest_sha,

@@ -89,10 +89,17 @@ def summarise(records) -> dict:
             "tp": tp, "fp": fp, "fn": fn}
 
 
+def object_segments(gt_mask: np.ndarray, pred: np.ndarray) -> tuple[int, int]:
+    """(meaningful predicted segments, those with at least half their area on the ground truth
+    (bool)) for one photo whose ground truth is one connected region."""
+    ids, areas = meaningful(pred)
+    if len(ids) == 0:
+        return 0, 0
+    on_object = np.bincount(pred[gt_mask].ravel().astype(np.int64), minlength=int(pred.max()) + 1)[ids]
+    return len(ids), int((on_object >= 0.5 * areas).sum())
+
+
 def oversplit(gt_mask: np.ndarray, pred: np.ndarray) -> tuple[bool, bool]:
     """(over-split, over-split of the object) for one photo whose ground truth (bool) is one object."""
-    ids, areas = meaningful(pred)
-    if len(ids) < 2:
-        return False, False
-    on_object = np.bincount(pred[gt_mask].ravel().astype(np.int64), minlength=int(pred.max()) + 1)[ids]
-    return True, int((on_object >= 0.5 * areas).sum()) >= 2
+    segments, on_object = object_segments(gt_mask, pred)
+    return segments >= 2, on_object >= 2
