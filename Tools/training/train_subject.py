@@ -68,8 +68,8 @@ from liftpy.duts_data import VAL_SETS, Joined, TrainBatches, blend_targets, load
 from liftpy.repository import git_commit  # noqa: E402
 from liftpy.subject_model import SubjectNet, count_macs, grow, net_for, variant_of, with_instance_heads  # noqa: E402
 from training.teacher_maps import load_teacher  # noqa: E402
-from training.training_recipe import (EMA, calibrate_from_export, instance_loss, instance_targets,  # noqa: E402
-                                      loss_fn, lr_at, param_groups, reexpress_batchnorms,
+from training.training_recipe import (EMA, background_only, calibrate_from_export, instance_loss,  # noqa: E402
+                                      instance_targets, loss_fn, lr_at, param_groups, reexpress_batchnorms,
                                       sample_weighted_loss)
 
 REPO = Path(__file__).resolve().parents[2]
@@ -181,6 +181,10 @@ def main():
     ap.add_argument("--synth-photo-p", type=float, default=0.2,
                     help="share of the synthetic stream that is untouched single-object DUTS-TR photos (one "
                          "instance: the hard negatives that teach one centre per real object; synth.py's photo_p)")
+    ap.add_argument("--photo-heads", choices=("all", "background"), default="all",
+                    help="what the untouched photos teach the instance heads: all (their one region is one "
+                         "instance) or background (only no centre off the object: a one-region ground truth may "
+                         "be several touching objects; training_recipe.background_only; needs --centre-loss focal)")
     ap.add_argument("--synth-relations", type=parse_relations, default=None,
                     help="how each composite's object after the first relates to an earlier one, as weights "
                          "like touch=0.25,overlap=0.55,gap=0.1,split=0.1 (default synth.py's RELATION_P: "
@@ -521,6 +525,8 @@ def main():
             inst = model.instance(feats)
             target = instance_targets(b["ids"], b["boundary"], stride=xt.shape[2] // inst["centre"].shape[2],
                                       peaks=a.centre_loss == "focal")
+            if a.photo_heads == "background":
+                target = background_only(target, b["composite"] == 0)
             loss, terms = instance_loss(inst, target, a.centre_weight, a.offset_weight, a.boundary_weight,
                                         a.centre_loss)
             for k, v in terms.items():
@@ -529,6 +535,8 @@ def main():
             outputs, inst = model.forward_instances(xt)
             target = instance_targets(b["ids"], b["boundary"], stride=xt.shape[2] // inst["centre"].shape[2],
                                       peaks=a.centre_loss == "focal")
+            if a.photo_heads == "background":
+                target = background_only(target, b["composite"] == 0)
             inst_total, terms = instance_loss({k: v[-n_synth:] for k, v in inst.items()}, target,
                                               a.centre_weight, a.offset_weight, a.boundary_weight, a.centre_loss)
             fg_loss = foreground_loss(outputs, yt, b)

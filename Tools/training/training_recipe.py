@@ -104,15 +104,35 @@ def instance_targets(ids, boundary, stride=4, sigma=4.0, peaks=False):
     return out
 
 
-def centre_focal_loss(logits, target, peak, alpha=2.0, beta=4.0, eps=1e-4):
+def background_only(target, photo, margin=1):
+    """`instance_targets`' targets with the untouched photos' objects left out: for samples where
+    `photo` (N bools) is true, the cells of the object and `margin` cells around it are ignored by
+    the centre and boundary terms (an `ignore` map, 1 there), their centre peaks removed and their
+    offsets unweighted, so that such a photo teaches only "no centre on the background" and never
+    that its one ground-truth region is one object (it may be several that touch). Returns a new dict."""
+    out = dict(target)
+    sel = torch.as_tensor(photo, dtype=torch.bool).view(-1, 1, 1, 1)
+    region = F.max_pool2d(target["weight"], 2 * margin + 1, stride=1, padding=margin)
+    out["ignore"] = region * sel
+    out["weight"] = target["weight"] * ~sel
+    out["offset"] = target["offset"] * ~sel
+    if "peak" in target:
+        out["peak"] = target["peak"] * ~sel
+        out["centre"] = target["centre"] * ~sel
+    return out
+
+
+def centre_focal_loss(logits, target, peak, alpha=2.0, beta=4.0, eps=1e-4, ignore=None):
     """CenterNet's penalty-reduced pixel-wise focal loss (Zhou et al. 2019, eq. 1) of centre-heatmap
     logits against `instance_targets(..., peaks=True)`'s `centre` (a Gaussian per instance whose
     peak cell is exactly 1) and `peak` (those cells): with p = sigmoid clamped to [eps, 1 - eps],
     -(1 - p)^alpha log p on peak cells, -(1 - y)^beta p^alpha log(1 - p) elsewhere, summed over
-    the batch and divided by the number of peak cells (instance centres; at least 1)."""
+    the batch and divided by the number of peak cells (instance centres; at least 1); cells where
+    `ignore` is 1 (`background_only`) count in neither."""
     p = torch.sigmoid(logits).clamp(eps, 1 - eps)
     pos = -(torch.log(p) * (1 - p).pow(alpha) * peak).sum()
-    neg = -(torch.log(1 - p) * p.pow(alpha) * (1 - target).pow(beta) * (1 - peak)).sum()
+    keep = (1 - peak) if ignore is None else (1 - peak) * (1 - ignore)
+    neg = -(torch.log(1 - p) * p.pow(alpha) * (1 - target).pow(beta) * keep).sum()
     return (pos + neg) / peak.sum().clamp_min(1)
 
 
@@ -125,7 +145,10 @@ def instance_loss(pred, target, centre_weight=200.0, offset_weight=0.01, boundar
     with peaks=True), named `centre_focal`, and `centre_at_peaks` (not in the total) is the mean
     predicted probability on the peak cells."""
     if centre_loss == "focal":
-        terms = {"centre_focal": centre_focal_loss(pred["centre"], target["centre"], target["peak"])}
+        terms = {"centre_focal": centre_focal_loss(pred["centre"], target["centre"], target["peak"],
+                                                   ignore=target.get("ignore"))}
+    elif "ignore" in target:
+        raise ValueError("background_only targets need the focal centre loss")
     elif centre_loss == "mse":
         terms = {"centre": F.mse_loss(torch.sigmoid(pred["centre"]), target["centre"])}
     else:
@@ -134,7 +157,12 @@ def instance_loss(pred, target, centre_weight=200.0, offset_weight=0.01, boundar
     terms["offset"] = ((pred["offset"] - target["offset"]).abs() * target["weight"]).sum() / wsum.clamp_min(1)
     weights = {("centre_focal" if centre_loss == "focal" else "centre"): centre_weight, "offset": offset_weight}
     if "boundary" in pred:
-        terms["boundary"] = F.binary_cross_entropy_with_logits(pred["boundary"], target["boundary"])
+        if "ignore" in target:
+            keep = 1 - target["ignore"]
+            terms["boundary"] = (F.binary_cross_entropy_with_logits(pred["boundary"], target["boundary"], reduction="none")
+                                 * keep).sum() / keep.sum().clamp_min(1)
+        else:
+            terms["boundary"] = F.binary_cross_entropy_with_logits(pred["boundary"], target["boundary"])
         weights["boundary"] = boundary_weight
     total = sum(weights[n] * t for n, t in terms.items())
     logged = {n: float(t.detach()) for n, t in terms.items()}
