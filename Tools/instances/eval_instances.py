@@ -226,10 +226,6 @@ def score_reviewed(set_name, photos, flags, review) -> dict:
     """real_review.py's two figures for one real set: over-split on the photos the review left as
     one object; on those marked `several N`, the share split into >= 2 subjects on the region and
     the share with exactly N."""
-    keys = {key for key, _, _ in photos}
-    stray = sorted(k for s, k in review if s == set_name and k not in keys)
-    if stray:
-        raise ValueError(f"{real_review.REVIEW.name} lists {set_name} photos that are not single-region ones: {stray[:3]}")
     single = [f[0] for (key, _, _), f in zip(photos, flags) if (set_name, key) not in review]
     several = [(f[2], review[(set_name, key)]) for (key, _, _), f in zip(photos, flags)
                if review.get((set_name, key)) is not None]
@@ -333,6 +329,11 @@ def main():
     lift_runs = a.baselines or a.by_model
     items = read_set(set_dir) if (a.pred or lift_runs) else []
     photos = {s: real_photos(s) for s in real_sets} if (a.pred_real or lift_runs) else {}
+    for s, ph in photos.items():  # the review names only photos the check uses
+        keys = {key for key, _, _ in ph}
+        stray = sorted(k for r, k in review if r == s and k not in keys)
+        if stray:
+            sys.exit(f"{real_review.REVIEW.name} lists {s} photos that are not single-region ones: {stray[:3]}")
     methods = {}  # method -> (set predictions or None, {real set: predictions} or None)
     if a.baselines:
         labels_dir = lift_on_set(a.lift, set_dir, items, "eval")
