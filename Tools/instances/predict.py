@@ -47,9 +47,10 @@ HERE = Path(__file__).resolve().parent
 TOOLS = HERE.parent
 REPO = TOOLS.parent
 sys.path.insert(0, str(TOOLS))  # Tools/
+from instances import real_review  # noqa: E402
 from instances.eval_instances import read_set, real_photos  # noqa: E402
 from instances.group import SHIPPED, GroupParams, components, group, ordered  # noqa: E402
-from instances.metrics import oversplit, score_image, summarise  # noqa: E402
+from instances.metrics import object_segments, oversplit, score_image, summarise  # noqa: E402
 from instances.sources import is_single_object  # noqa: E402
 from liftpy.duts_data import load_split, stretch  # noqa: E402
 
@@ -66,6 +67,7 @@ SPLIT_CHECK_GRID = {"centre_threshold": (0.1, 0.12, 0.15, 0.2, 0.25, 0.3, 0.35),
                     "split_probability": (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)}
 TUNE_PHOTOS_SEED = 3901  # which DUTS-TE extra photos --tune-photos draws
 TUNE_PHOTOS = 400  # how many (--tune-photos' default)
+TUNE_REVIEW = HERE / "tune-review.tsv"  # the by-eye review of those and of the tuning set's own photos
 
 
 def load_model(path, which):
@@ -166,47 +168,74 @@ def tune_photos(count, items):
     return out
 
 
-def tune(raw, names, sizes, items, base: GroupParams, out: Path, photos=(), photos_raw=None, photos_sizes=()):
+def tune(raw, names, sizes, items, base: GroupParams, out: Path, photos=(), photos_raw=None, photos_sizes=(),
+         review=None):
     """Grid over TUNE_GRID (SPLIT_CHECK_GRID when `base` has a split check) on the tuning set: PQ over
     all its images, the composites' split rate, the over-split of the real single-object photos (the
     set's untouched ones and `photos`, with their maps `photos_raw`); the best PQ, the best within
-    cc's over-split + 2 points, and the best a standard error of that over-split inside the bound."""
+    cc's over-split + 2 points, and the best a standard error of that over-split inside the bound.
+    With `review` ({("extra", key): N or None}, real_review.load of TUNE_REVIEW) the photos it lists
+    leave PQ and the over-split (their one-region ground truth is several objects, or unclear), and
+    those marked `several N` give one more figure: the share split into >= 2 subjects on the region."""
     grid = SPLIT_CHECK_GRID if base.split_check is not None else TUNE_GRID
     if base.split_check is not None and len(base.split_check) == 5:  # the support weighed, not thresholded
         grid = grid | {"min_support": (0.0,)}
     print(f"split check: {base.split_check or 'none'}", flush=True)
     gts = {e["name"]: (e, gt, pairs) for e, gt, pairs in items}
+    review = review or {}
+
+    def verdict(e):
+        """"one" for a composite or a photo the review leaves as one object, else its N or None."""
+        return review.get(("extra", e["sources"]["photo"]), "one") if e["stratum"]["objects"] == "photo" else "one"
 
     def evaluate(maps, photo_maps):
-        recs = [(gts[n][0]["stratum"]["objects"], score_image(gts[n][1], m, gts[n][2])) for n, m in zip(names, maps)]
+        """(summary of all images, of the composites, over-split of the single photos, split of the
+        several-object ones): photos the review lists are left out of the first and the third."""
+        recs, several = [], []
+        for n, m in zip(names, maps):
+            e, gt, pairs = gts[n]
+            v = verdict(e)
+            if v == "one":
+                recs.append((e["stratum"]["objects"], score_image(gt, m, pairs)))
+            elif v is not None:
+                several.append(object_segments(gt > 0, m)[1] >= 2)
         over = [r["n_pred"] >= 2 for o, r in recs if o == "photo"]
-        over += [oversplit(gt, m)[0] for (_, _, gt), m in zip(photos, photo_maps)]
+        for (key, _, gt), m in zip(photos, photo_maps):
+            v = review.get(("extra", key), "one")
+            if v == "one":
+                over.append(oversplit(gt, m)[0])
+            elif v is not None:
+                several.append(object_segments(gt, m)[1] >= 2)
         return (summarise([r for _, r in recs]), summarise([r for o, r in recs if o != "photo"]),
-                float(np.mean(over)) if over else float("nan"))
+                float(np.mean(over)) if over else float("nan"), float(np.mean(several)) if several else float("nan"))
 
     def photo_maps(params, method):
         return label_maps(photos_raw, photos_sizes, params, (method,))[method] if photos else []
 
     cc = label_maps(raw, sizes, base, ("cc",))["cc"]
-    cc_all, cc_comp, cc_over = evaluate(cc, photo_maps(base, "cc"))
-    n_photos = sum(e["stratum"]["objects"] == "photo" for e, _, _ in items) + len(photos)
-    print(f"tuning set: {len(names)} images and {len(photos)} more single-object photos; connected components of "
+    cc_all, cc_comp, cc_over, cc_several = evaluate(cc, photo_maps(base, "cc"))
+    n_photos = sum(e["stratum"]["objects"] == "photo" and verdict(e) == "one" for e, _, _ in items)
+    n_photos += sum(("extra", key) not in review for key, _, _ in photos)
+    n_several = sum(v is not None for v in review.values())
+    print(f"tuning set: {len(names)} images and {len(photos)} more single-object photos, {len(review)} of all the "
+          f"photos left out as not one object by the review ({n_several} several objects); connected components of "
           f"the same foreground: PQ {cc_all['pq']:.3f}, composites' split {cc_comp['split']:.3f}, over-split of "
-          f"{n_photos} photos {cc_over:.3f}")
+          f"{n_photos} photos {cc_over:.3f}, several-object photos split {cc_several:.3f}")
     keys = list(grid)
-    print("| " + " | ".join(keys) + " | PQ | SQ | RQ | count acc | composites: PQ | split | photos: over-split |")
-    print("|" + "---|" * (len(keys) + 7))
+    print("| " + " | ".join(keys) + " | PQ | SQ | RQ | count acc | composites: PQ | split | photos: over-split | "
+          "several split |")
+    print("|" + "---|" * (len(keys) + 8))
     rows = []
     for values in np.array(np.meshgrid(*[np.arange(len(grid[k])) for k in keys], indexing="ij")).reshape(len(keys), -1).T:
         setting = {k: grid[k][int(i)] for k, i in zip(keys, values)}
         if setting["boundary_threshold"] is not None and "boundary" not in raw:
             continue
         chosen = dataclasses.replace(base, **setting)
-        al, comp, over = evaluate(label_maps(raw, sizes, chosen, ("heads",))["heads"], photo_maps(chosen, "heads"))
+        al, comp, over, several = evaluate(label_maps(raw, sizes, chosen, ("heads",))["heads"], photo_maps(chosen, "heads"))
         rows.append({"setting": setting, "pq": al["pq"], "sq": al["sq"], "rq": al["rq"], "count_acc": al["count_acc"],
-                     "composites_pq": comp["pq"], "split": comp["split"], "oversplit": over})
+                     "composites_pq": comp["pq"], "split": comp["split"], "oversplit": over, "several_split": several})
         print("| " + " | ".join(str(setting[k]) for k in keys) + f" | {al['pq']:.3f} | {al['sq']:.3f} | {al['rq']:.3f} | "
-              f"{al['count_acc']:.3f} | {comp['pq']:.3f} | {comp['split']:.3f} | {over:.3f} |", flush=True)
+              f"{al['count_acc']:.3f} | {comp['pq']:.3f} | {comp['split']:.3f} | {over:.3f} | {several:.3f} |", flush=True)
     best = max(rows, key=lambda r: r["pq"])
     bounded = [r for r in rows if r["oversplit"] <= cc_over + 0.02]
     print(f"best PQ {best['pq']:.3f}: {best['setting']} (photos' over-split {best['oversplit']:.3f})")
@@ -220,9 +249,11 @@ def tune(raw, names, sizes, items, base: GroupParams, out: Path, photos=(), phot
     if inside:
         b = max(inside, key=lambda r: r["pq"])
         print(f"best PQ a standard error inside the bound (over-split <= {margin:.3f}): {b['pq']:.3f}: {b['setting']} "
-              f"(split {b['split']:.3f}, over-split {b['oversplit']:.3f})")
-    (out / "tune.json").write_text(json.dumps({"cc": {"pq": cc_all["pq"], "split": cc_comp["split"], "oversplit": cc_over},
-                                               "grid": rows}, indent=1) + "\n")
+              f"(split {b['split']:.3f}, over-split {b['oversplit']:.3f}, several-object photos split "
+              f"{b['several_split']:.3f})")
+    (out / "tune.json").write_text(json.dumps({"cc": {"pq": cc_all["pq"], "split": cc_comp["split"], "oversplit": cc_over,
+                                                      "several_split": cc_several},
+                                               "review": len(review), "grid": rows}, indent=1) + "\n")
 
 
 def prepare_run(a) -> Path:
@@ -253,6 +284,9 @@ def main():
     ap.add_argument("--tune-photos", type=int, default=TUNE_PHOTOS,
                     help="--tune: this many more single-object DUTS-TE extra photos in the over-split bound "
                          "(the set's own 100 are too few to hold it)")
+    ap.add_argument("--tune-review", default=str(TUNE_REVIEW),
+                    help="--tune: the by-eye review of its real photos (real_review.py's format; 'none': every "
+                         "single-region photo counts as one object, as before session 40)")
     ap.add_argument("--no-real", dest="real", action="store_false", help="skip the real single-object photos")
     ap.add_argument("--regroup", action="store_true", help="reuse the raw maps of an earlier run in --out")
     ap.add_argument("--fg", action="store_true", help="also eval_subject.py on DUTS-TE / ECSSD val500 against --against")
@@ -284,7 +318,12 @@ def main():
             sys.exit("--tune needs a checkpoint with instance heads")
         ph = tune_photos(a.tune_photos, items)
         p_raw, _, p_sizes = gather(model, a, "tune-photos", [k for k, _, _ in ph], [p for _, p, _ in ph])
-        tune(raw, names, sizes, items, params, out, ph, p_raw, p_sizes)
+        review = {} if a.tune_review == "none" else real_review.load(Path(a.tune_review))
+        listed = {k for _, k in review} - {k for k, _, _ in ph} - \
+            {e["sources"]["photo"] for e, _, _ in items if e["stratum"]["objects"] == "photo"}
+        if listed:
+            sys.exit(f"{a.tune_review} lists photos that are not among --tune's: {sorted(listed)[:3]}")
+        tune(raw, names, sizes, items, params, out, ph, p_raw, p_sizes, review)
         return
     t = time.time()
     maps = label_maps(raw, sizes, params)

@@ -103,6 +103,19 @@ def looks_like_several(component: np.ndarray) -> bool:
     return int((stats[1:, cv2.CC_STAT_AREA] >= NECK_PIECE * area).sum()) >= 2
 
 
+def solidity(mask: np.ndarray) -> float:
+    """The largest 8-connected component of the mask cut at 128, as a share of its convex hull's area
+    (1 for a convex region; a row of touching objects or a person's limbs lower it)."""
+    hard = (mask >= 128).astype(np.uint8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(hard, connectivity=8)
+    if n < 2:
+        return 1.0
+    component = (labels == 1 + int(stats[1:, cv2.CC_STAT_AREA].argmax())).astype(np.uint8)
+    contours, _ = cv2.findContours(component, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    hull = cv2.contourArea(cv2.convexHull(np.concatenate(contours)))
+    return float(min(1.0, component.sum() / max(1.0, hull)))
+
+
 def is_single_object(mask: np.ndarray, neck_test: bool = False) -> bool:
     """True when the mask cut at 128 is one 8-connected component once specks under 0.05 % of the
     photo (what Lift itself drops) are ignored: the over-split check's "ground truth is one object".
@@ -169,7 +182,7 @@ class SourceBank:
         self.keys = [str(k) for k in self.split.keys]
         exclude = set(exclude_foregrounds)
         self.excluded = 0
-        fg, bg, single = [], [], []
+        fg, bg, single, single_solidity = [], [], [], []
         for i in range(len(self.split)):
             _, mask = self.split.pair(i)
             info = foreground_info(mask)
@@ -182,9 +195,11 @@ class SourceBank:
                 bg.append((i, *rect))
             if is_single_object(mask, neck_test=True):
                 single.append(i)
+                single_solidity.append(solidity(mask))
         self.fg = np.array(fg, dtype=np.float64).reshape(-1, 7)   # pair, y0, y1, x0, x1, side, elongation
         self.bg = np.array(bg, dtype=np.int64).reshape(-1, 5)     # pair, y0, y1, x0, x1
         self.single = np.array(single, dtype=np.int64)
+        self.single_solidity = np.array(single_solidity, dtype=np.float32)  # `solidity` of each single photo
 
     def summary(self) -> str:
         excluded = f", {self.excluded} more excluded by name" if self.excluded else ""

@@ -16,6 +16,7 @@ stretches it):
   offset    float32 (2, S, S) (dy, dx) from each instance pixel to its centre, in pixels of this map
   boundary  uint8 (S, S) 1 within r px of two different instances
   count     int K;  composite: 1 for a composite, 0 for an untouched photo
+  solidity  float32: an untouched photo's region over its convex hull (sources.solidity), 1 for a composite
 (targets.py says exactly how the targets are made; composite.py how the composites are.)
 
 What a sample is, drawn per index:
@@ -103,7 +104,9 @@ class SynthInstances:
         rng = np.random.default_rng([self.seed, int(index)])
         s = self.size
         if rng.random() < self.photo_p:
-            photo, mask, _ = self.bank.photo(int(rng.integers(len(self.bank.single))))
+            j = int(rng.integers(len(self.bank.single)))
+            photo, mask, _ = self.bank.photo(j)
+            solid = float(self.bank.single_solidity[j])
             img, m = self.views(rng, photo, mask)
             img = degrade(rng, img, self.degradation)
             fg = m.astype(np.float32) / 255
@@ -117,10 +120,10 @@ class SynthInstances:
             img = cv2.resize(img, (s, s), interpolation=cv2.INTER_LINEAR)
             fg = cv2.resize(c.union, (s, s), interpolation=cv2.INTER_LINEAR)
             ids = cv2.resize(c.ids, (s, s), interpolation=cv2.INTER_NEAREST)
-            count, composite = len(c.keys) - 1, 1
+            count, composite, solid = len(c.keys) - 1, 1, 1.0
         centre, offset, boundary = instance_targets(ids, count, self.sigma, self.r)
         return {"image": img, "fg": fg, "ids": ids, "centre": centre, "offset": offset,
-                "boundary": boundary, "count": count, "composite": composite}
+                "boundary": boundary, "count": count, "composite": composite, "solidity": np.float32(solid)}
 
     def describe(self, index):
         """The composite behind index (None for a photo): its spec, what was placed, and the measured

@@ -82,7 +82,7 @@ RECIPE_ARGS = ("size", "batch", "wd", "ema", "zoom_out_p", "zoom_canvas", "crop_
                "boundary_weight", "instance_lr_scale", "freeze_foreground", "instance_context",
                "instance_fine", "instance_context_width", "instance_private",
                "centre_loss", "teacher", "distill_weight", "synth_fg_weight", "log_every", "synth_photo_p",
-               "synth_relations",
+               "synth_relations", "photo_heads", "compact_solidity",
                "ema_ramp_heads", "init", "init_heads", "person_init", "imagenet_init", "grow_from", "variant")  # the last six: where the run began
 
 
@@ -109,6 +109,19 @@ def atomic_save(obj, path: Path):
 def to_tensors(x, y):
     """NHWC numpy batch -> NCHW tensors whose memory stays NHWC (channels_last)."""
     return torch.from_numpy(x).permute(0, 3, 1, 2), torch.from_numpy(y).permute(0, 3, 1, 2)
+
+
+
+def photo_targets(target, batch, a):
+    """The instance targets of a synthetic batch as `--photo-heads` says: unchanged (all), or with
+    the untouched photos' objects left out (background), or only those whose region is less solid
+    than `--compact-solidity` left out (compact)."""
+    if a.photo_heads == "all":
+        return target
+    photo = batch["composite"] == 0
+    if a.photo_heads == "compact":
+        photo = photo & (batch["solidity"] < a.compact_solidity)
+    return background_only(target, photo)
 
 
 def main():
@@ -181,10 +194,14 @@ def main():
     ap.add_argument("--synth-photo-p", type=float, default=0.2,
                     help="share of the synthetic stream that is untouched single-object DUTS-TR photos (one "
                          "instance: the hard negatives that teach one centre per real object; synth.py's photo_p)")
-    ap.add_argument("--photo-heads", choices=("all", "background"), default="all",
+    ap.add_argument("--photo-heads", choices=("all", "background", "compact"), default="all",
                     help="what the untouched photos teach the instance heads: all (their one region is one "
-                         "instance) or background (only no centre off the object: a one-region ground truth may "
-                         "be several touching objects; training_recipe.background_only; needs --centre-loss focal)")
+                         "instance), background (only no centre off the object: a one-region ground truth may "
+                         "be several touching objects; training_recipe.background_only; needs --centre-loss focal) "
+                         "or compact (all where the region's solidity is at least --compact-solidity, else background)")
+    ap.add_argument("--compact-solidity", type=float, default=0.9,
+                    help="--photo-heads compact: the least region / convex hull area (sources.solidity) of an "
+                         "untouched photo that still teaches its region as one instance")
     ap.add_argument("--synth-relations", type=parse_relations, default=None,
                     help="how each composite's object after the first relates to an earlier one, as weights "
                          "like touch=0.25,overlap=0.55,gap=0.1,split=0.1 (default synth.py's RELATION_P: "
@@ -525,8 +542,7 @@ def main():
             inst = model.instance(feats)
             target = instance_targets(b["ids"], b["boundary"], stride=xt.shape[2] // inst["centre"].shape[2],
                                       peaks=a.centre_loss == "focal")
-            if a.photo_heads == "background":
-                target = background_only(target, b["composite"] == 0)
+            target = photo_targets(target, b, a)
             loss, terms = instance_loss(inst, target, a.centre_weight, a.offset_weight, a.boundary_weight,
                                         a.centre_loss)
             for k, v in terms.items():
@@ -535,8 +551,7 @@ def main():
             outputs, inst = model.forward_instances(xt)
             target = instance_targets(b["ids"], b["boundary"], stride=xt.shape[2] // inst["centre"].shape[2],
                                       peaks=a.centre_loss == "focal")
-            if a.photo_heads == "background":
-                target = background_only(target, b["composite"] == 0)
+            target = photo_targets(target, b, a)
             inst_total, terms = instance_loss({k: v[-n_synth:] for k, v in inst.items()}, target,
                                               a.centre_weight, a.offset_weight, a.boundary_weight, a.centre_loss)
             fg_loss = foreground_loss(outputs, yt, b)
