@@ -289,11 +289,12 @@ class _Owners:
         return True
 
 
-def layout(rng, pieces, relations, H, W, p: Params):
-    """Places pieces[0] at random, then each next piece against a random earlier one with the
-    relation asked for (`relations[k - 1]` for piece k; `split` uses the first placed piece as
-    partner). A piece that cannot be placed is left out (the first: the next one starts the layout).
-    Returns the placed pieces and, per placed piece after the first, (index, partner index, relation)."""
+def layout(rng, pieces, relations, H, W, p: Params, first_fixed=False):
+    """Places pieces[0] at random (where it is with `first_fixed`), then each next piece against a
+    random earlier one with the relation asked for (`relations[k - 1]` for piece k; `split` uses the
+    first placed piece as partner). A piece that cannot be placed is left out (the first: the next
+    one starts the layout). Returns the placed pieces and, per placed piece after the first, (index,
+    partner index, relation)."""
     owners = _Owners(H, W)
     placed, done = [], []
     in_canvas = []
@@ -301,7 +302,8 @@ def layout(rng, pieces, relations, H, W, p: Params):
         ok = False
         for attempt in range(p.tries if placed else 3 * p.tries):
             if not placed:
-                piece.y, piece.x = _first_position(rng, piece, H, W)
+                if not (first_fixed and k == 0):
+                    piece.y, piece.x = _first_position(rng, piece, H, W)
                 partner_i, rel = -1, None
             else:
                 rel = relations[k - 1]
@@ -351,8 +353,10 @@ def _feather(rng, alpha, p: Params):
     return cv2.GaussianBlur(alpha, (0, 0), s) if s > 0.3 else alpha
 
 
-def render(rng, bg, pieces, p: Params):
-    """Pastes the placed pieces over `bg` in order: image (float32), union alpha, ids, amodal masks."""
+def render(rng, bg, pieces, p: Params, first_in_place=False):
+    """Pastes the placed pieces over `bg` in order: image (float32), union alpha, ids, amodal masks.
+    With `first_in_place` the first piece is `bg`'s own object (its crop, where it is): it takes
+    part in the ownership but is neither harmonised, feathered nor shadowed, so its pixels stay."""
     H, W = bg.shape[:2]
     image = bg.copy()
     keep = np.ones((H, W), np.float32)        # transparency of everything pasted so far
@@ -362,8 +366,10 @@ def render(rng, bg, pieces, p: Params):
     shadow = rng.random() < p.shadow_p
     bg_mean = bg.reshape(-1, 3).mean(axis=0)
     for n, piece in enumerate(pieces):
-        _harmonise(rng, piece, bg_mean, p)
-        alpha = _feather(rng, piece.alpha, p)
+        in_place = first_in_place and n == 0
+        if not in_place:
+            _harmonise(rng, piece, bg_mean, p)
+        alpha = piece.alpha if in_place else _feather(rng, piece.alpha, p)
         win = _window(H, W, piece.y, piece.x, *piece.shape)
         mask = np.zeros((H, W), bool)
         amodal.append(mask)
@@ -371,7 +377,7 @@ def render(rng, bg, pieces, p: Params):
             continue
         (cy, cx), (py, px) = win
         a = alpha[py, px]
-        if shadow:
+        if shadow and not in_place:
             s = rng.uniform(2.0, 6.0)
             dy, dx = int(rng.integers(1, 7)), int(rng.integers(-3, 4))
             sh = np.zeros((H, W), np.float32)
@@ -403,3 +409,48 @@ def compose(rng, bank, spec, H, W, p: Params) -> Composite:
     image, union, ids, amodal = render(rng, bg, placed, p)
     return Composite(np.clip(image + 0.5, 0, 255).astype(np.uint8), union, ids, amodal, rels,
                      [bg_key] + [pc.key for pc in placed])
+
+
+def compose_on_photo(rng, bank, photo, mask, spec, p: Params) -> Composite | None:
+    """A real photo with more objects pasted against its own: the photo's object (its ground
+    truth's largest component) stays where it is, untouched, as instance 1; spec's K - 1 others
+    (copies of that object, scale x(1 +- same_jitter), when spec["same"], else the bank's
+    foregrounds spec["foregrounds"][1:], their longer side that of the photo's object x(1 +-
+    diff_jitter)) are laid out and pasted as in `compose` (`split` asked for becomes `overlap`).
+    So a photo that looks real is not always one object. None when the object is under `min_area`
+    of the photo or nothing else could be placed."""
+    H, W = mask.shape
+    hard = (mask >= 128).astype(np.uint8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(hard, connectivity=8)
+    if n < 2:
+        return None
+    big = 1 + int(stats[1:, cv2.CC_STAT_AREA].argmax())
+    x0, y0, w0, h0 = (int(v) for v in stats[big, :4])
+    if stats[big, cv2.CC_STAT_AREA] < p.min_area * H * W:
+        return None
+    keep = cv2.dilate((labels[y0:y0 + h0, x0:x0 + w0] == big).astype(np.uint8), np.ones((5, 5), np.uint8))
+    alpha = mask[y0:y0 + h0, x0:x0 + w0].astype(np.float32) * keep * (1 / 255)
+    first = Piece(photo[y0:y0 + h0, x0:x0 + w0].astype(np.float32), alpha, -1, "photo", y0, x0)
+    pieces = [first]
+    for k in range(1, spec["count"]):
+        if spec["same"]:
+            rgb, a, side, key = first.rgb, first.alpha, -1, "photo"
+            sc = rng.uniform(1 - p.same_jitter, 1 + p.same_jitter)
+        else:
+            rgb, a, side, key = bank.foreground(spec["foregrounds"][k])
+            rgb = rgb.astype(np.float32)
+            sc = max(h0, w0) / max(a.shape) * rng.uniform(1 - p.diff_jitter, 1 + p.diff_jitter)
+        sc = min(sc, p.max_upscale, 0.95 * H / a.shape[0], 0.95 * W / a.shape[1])
+        r, al = _resize(rgb, sc, sc).astype(np.float32), _resize(a, sc, sc)
+        if rng.random() < 0.5:
+            r, al, side = r[:, ::-1], al[:, ::-1], _flip_side(side)
+        if spec["same"]:
+            r = r * rng.uniform(1 - 0.06, 1 + 0.06, 3).astype(np.float32)
+        pieces.append(Piece(np.ascontiguousarray(r), np.ascontiguousarray(al), side, key))
+    relations = ["overlap" if r == "split" else r for r in spec["relations"]]
+    placed, rels = layout(rng, pieces, relations, H, W, p, first_fixed=True)
+    if len(placed) < 2 or placed[0] is not first:
+        return None
+    image, union, ids, amodal = render(rng, photo.astype(np.float32), placed, p, first_in_place=True)
+    return Composite(np.clip(image + 0.5, 0, 255).astype(np.uint8), union, ids, amodal, rels,
+                     ["photo"] + [pc.key for pc in placed])

@@ -8,6 +8,11 @@ touch, overlap, split) at several thresholds, and for the overlap stratum by pas
 are in paste order: the last object is in front and wholly visible, the first is behind) and by
 same / different objects.
 
+Real photos have no object centres, so for them a second table (when RUN/raw-tune-photos.npz, from
+predict.py --tune, is there) counts the photos with >= 2 peaks on the foreground (fg >= 0.5 at the
+peak's cell), among predict.py --tune's 400 DUTS-TE extra photos by their by-eye verdict
+(tune-review.tsv: one object, several objects): the heads cannot split a photo with one peak.
+
   .venv/bin/python Tools/instances/peak_coverage.py Tools/instances/.work/pred/i39m-last.pt
 
 Reads RUN/raw-eval.npz (written by predict.py on the eval set) and the set's labels; prints a table.
@@ -18,13 +23,15 @@ import argparse
 import sys
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # Tools/
+from instances import real_review  # noqa: E402
 from instances.eval_instances import read_set  # noqa: E402
 from instances.group import SHIPPED, peaks  # noqa: E402
-from instances.predict import WORK  # noqa: E402
+from instances.predict import TUNE_REVIEW, WORK  # noqa: E402
 
 THRESHOLDS = (0.1, 0.2, 0.25, 0.3, 0.35)
 
@@ -65,6 +72,23 @@ def coverage(run: Path, set_dir: Path, radius: float, nms: int):
     return {g: (len(rows), np.mean(rows, axis=0).tolist()) for g, rows in hits.items()}
 
 
+def real_peaks(run: Path, nms: int):
+    """{verdict: (n photos, [share with >= 2 peaks on the foreground, per threshold])} over the
+    tuning photos of RUN/raw-tune-photos.npz; `unclear` photos are left out."""
+    raw = np.load(run / "raw-tune-photos.npz")
+    review = real_review.load(TUNE_REVIEW)
+    rows: dict[str, list[list[bool]]] = {}
+    for i, key in enumerate(raw["names"]):
+        verdict = review.get(("extra", str(key)), "one")
+        if verdict is None:
+            continue
+        centre = raw["centre"][i].astype(np.float32)
+        on = cv2.resize(raw["fg"][i].astype(np.float32), centre.shape[::-1], interpolation=cv2.INTER_AREA) >= 0.5
+        counts = [sum(bool(on[int(p[0]), int(p[1])]) for p in peaks(centre, t, nms, 64)) for t in THRESHOLDS]
+        rows.setdefault("one object" if verdict == "one" else "several objects", []).append([c >= 2 for c in counts])
+    return {g: (len(r), np.mean(r, axis=0).tolist()) for g, r in rows.items()}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("run", help="a predict.py output folder with raw-eval.npz")
@@ -79,6 +103,12 @@ def main():
     for g in sorted(table, key=lambda g: (g.split(",")[0] != "single", g)):
         n, shares = table[g]
         print(f"| {g} | {n} | " + " | ".join(f"{s:.2f}" for s in shares) + " |")
+    if (Path(a.run) / "raw-tune-photos.npz").exists():
+        print(f"\nreal tuning photos (tune-review.tsv) with >= 2 centre peaks on the foreground: {a.run}")
+        print("| photos | n | " + " | ".join(f"peak >= {t:g}" for t in THRESHOLDS) + " |")
+        print("|---|---|" + "---|" * len(THRESHOLDS))
+        for g, (n, shares) in sorted(real_peaks(Path(a.run), a.nms).items()):
+            print(f"| {g} | {n} | " + " | ".join(f"{s:.2f}" for s in shares) + " |")
 
 
 if __name__ == "__main__":

@@ -22,7 +22,11 @@ stretches it):
 What a sample is, drawn per index:
   - with probability --photo-p (0.2) an untouched DUTS-TR photo whose ground truth is one object
     (sources.is_single_object), with the subject trainer's views (liftpy.duts_data.Augmenter:
-    crop, zoom-out, mirror), one instance: one object stays one;
+    crop, zoom-out, mirror), one instance: one object stays one; with probability --photo-paste-p
+    (default 0) of these, the photo at the composites' canvas size with 1 or 2 more objects (copies
+    of its own, or DUTS-TR foregrounds) laid out and pasted against its untouched object
+    (composite.compose_on_photo; K 2 or 3, PASTE_COUNTS), so that a real-looking photo is not
+    always one object (a sample like a composite; if nothing fits, the plain photo);
   - else a composite on a canvas of aspect 1, 4:3, 3:4, 3:2 or 2:3 (longer side --size), stretched
     to the square: K = 1, 2, 3, 4 objects with probabilities --counts (0.15 0.35 0.3 0.2); for K >= 2
     copies of one foreground with probability --same-p (0.4), else K different ones; each object
@@ -47,7 +51,7 @@ import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/
-from instances.composite import Params, compose  # noqa: E402
+from instances.composite import Params, compose, compose_on_photo  # noqa: E402
 from instances.degrade import Degradation, degrade  # noqa: E402
 from instances.sources import SourceBank  # noqa: E402
 from instances.targets import instance_targets, pair_relations, visible_pieces  # noqa: E402
@@ -56,6 +60,7 @@ from liftpy.duts_data import Augmenter  # noqa: E402
 ASPECTS = (1.0, 4 / 3, 3 / 4, 3 / 2, 2 / 3)  # canvas width / height
 RELATION_P = {"touch": 0.35, "overlap": 0.35, "gap": 0.2, "split": 0.1}
 ELONGATED = 2.0
+PASTE_COUNTS = np.array([0.0, 0.65, 0.35])  # K of a photo with objects pasted against its own: 2 or 3
 
 
 class SynthInstances:
@@ -65,8 +70,9 @@ class SynthInstances:
     def __init__(self, seed=0, length=1_000_000, size=256, splits=("train",), photo_p=0.2, same_p=0.4,
                  counts=(0.15, 0.35, 0.3, 0.2), relation_p=None, sigma=4.0, boundary_r=2,
                  params: Params | None = None, degradation: Degradation | None = None,
-                 bank: SourceBank | None = None):
+                 bank: SourceBank | None = None, photo_paste_p=0.0):
         self.seed, self.length, self.size = seed, length, size
+        self.photo_paste_p = photo_paste_p
         self.bank = bank if bank is not None else SourceBank(splits)
         self.photo_p, self.same_p = photo_p, same_p
         self.counts = np.asarray(counts, np.float64) / np.sum(counts)
@@ -87,9 +93,11 @@ class SynthInstances:
     def __len__(self):
         return self.length
 
-    def spec(self, rng):
-        """What composite to make: count, same, foregrounds, relations."""
-        K = int(rng.choice(4, p=self.counts)) + 1
+    def spec(self, rng, counts=None):
+        """What composite to make: count, same, foregrounds, relations (K drawn from `counts`,
+        default the dataset's)."""
+        counts = self.counts if counts is None else counts
+        K = int(rng.choice(len(counts), p=counts)) + 1
         same = K > 1 and rng.random() < self.same_p
         relations = [self.relations[int(rng.choice(len(self.relations), p=self.relation_p))] for _ in range(K - 1)]
         if same:
@@ -107,20 +115,35 @@ class SynthInstances:
             j = int(rng.integers(len(self.bank.single)))
             photo, mask, _ = self.bank.photo(j)
             solid = float(self.bank.single_solidity[j])
+            if self.photo_paste_p > 0 and rng.random() < self.photo_paste_p:
+                f = s / max(mask.shape)  # on a canvas of the composites' size
+                small = (max(1, round(mask.shape[1] * f)), max(1, round(mask.shape[0] * f)))
+                c = compose_on_photo(rng, self.bank, cv2.resize(photo, small, interpolation=cv2.INTER_AREA),
+                                     cv2.resize(mask, small, interpolation=cv2.INTER_AREA),
+                                     self.spec(rng, counts=PASTE_COUNTS), self.params)
+                if c is not None:
+                    return self.sample(degrade(rng, c.image, self.degradation), c)
             img, m = self.views(rng, photo, mask)
             img = degrade(rng, img, self.degradation)
             fg = m.astype(np.float32) / 255
             ids = (m >= 128).astype(np.uint8)
-            count, composite = int(ids.any()), 0
+            count = int(ids.any())
         else:
             a = ASPECTS[int(rng.integers(len(ASPECTS)))]
             H, W = (s, int(round(s * a))) if a <= 1 else (int(round(s / a)), s)
             c = compose(rng, self.bank, self.spec(rng), H, W, self.params)
-            img = degrade(rng, c.image, self.degradation)
-            img = cv2.resize(img, (s, s), interpolation=cv2.INTER_LINEAR)
-            fg = cv2.resize(c.union, (s, s), interpolation=cv2.INTER_LINEAR)
-            ids = cv2.resize(c.ids, (s, s), interpolation=cv2.INTER_NEAREST)
-            count, composite, solid = len(c.keys) - 1, 1, 1.0
+            return self.sample(degrade(rng, c.image, self.degradation), c)
+        return self.targets(img, fg, ids, count, 0, solid)
+
+    def sample(self, image, c):
+        """A composite's sample: its degraded image, union and ids stretched to the square."""
+        s = self.size
+        img = cv2.resize(image, (s, s), interpolation=cv2.INTER_LINEAR)
+        fg = cv2.resize(c.union, (s, s), interpolation=cv2.INTER_LINEAR)
+        ids = cv2.resize(c.ids, (s, s), interpolation=cv2.INTER_NEAREST)
+        return self.targets(img, fg, ids, len(c.keys) - 1, 1, 1.0)
+
+    def targets(self, img, fg, ids, count, composite, solid):
         centre, offset, boundary = instance_targets(ids, count, self.sigma, self.r)
         return {"image": img, "fg": fg, "ids": ids, "centre": centre, "offset": offset,
                 "boundary": boundary, "count": count, "composite": composite, "solidity": np.float32(solid)}
@@ -178,6 +201,7 @@ def main():
     ap.add_argument("--splits", default="train", help="DUTS splits to draw from (liftpy.duts_data.SPLITS), comma-separated")
     ap.add_argument("--photo-p", type=float, default=0.2)
     ap.add_argument("--same-p", type=float, default=0.4)
+    ap.add_argument("--photo-paste-p", type=float, default=0.0)
     ap.add_argument("--sigma", type=float, default=4.0)
     ap.add_argument("--boundary-r", type=int, default=2)
     ap.add_argument("--bench", type=int, default=0, help="time this many samples on one core")
@@ -190,7 +214,7 @@ def main():
     cv2.setNumThreads(1)
     t = time.time()
     ds = SynthInstances(seed=a.seed, size=a.size, splits=tuple(a.splits.split(",")), photo_p=a.photo_p,
-                        same_p=a.same_p, sigma=a.sigma, boundary_r=a.boundary_r)
+                        same_p=a.same_p, sigma=a.sigma, boundary_r=a.boundary_r, photo_paste_p=a.photo_paste_p)
     print(f"bank: {ds.bank.summary()}, {len(ds.elongated)} elongated; built in {time.time() - t:.1f} s")
     if a.check:
         for i in range(20):

@@ -82,7 +82,7 @@ RECIPE_ARGS = ("size", "batch", "wd", "ema", "zoom_out_p", "zoom_canvas", "crop_
                "boundary_weight", "instance_lr_scale", "freeze_foreground", "instance_context",
                "instance_fine", "instance_context_width", "instance_private",
                "centre_loss", "teacher", "distill_weight", "synth_fg_weight", "log_every", "synth_photo_p",
-               "synth_relations", "photo_heads", "compact_solidity",
+               "synth_relations", "photo_heads", "compact_solidity", "synth_photo_paste_p",
                "ema_ramp_heads", "init", "init_heads", "person_init", "imagenet_init", "grow_from", "variant")  # the last six: where the run began
 
 
@@ -194,6 +194,9 @@ def main():
     ap.add_argument("--synth-photo-p", type=float, default=0.2,
                     help="share of the synthetic stream that is untouched single-object DUTS-TR photos (one "
                          "instance: the hard negatives that teach one centre per real object; synth.py's photo_p)")
+    ap.add_argument("--synth-photo-paste-p", type=float, default=0.0,
+                    help="share of those untouched photos given 1 or 2 more objects pasted against their own "
+                         "(composite.compose_on_photo), so that a real-looking photo is not always one object")
     ap.add_argument("--photo-heads", choices=("all", "background", "compact"), default="all",
                     help="what the untouched photos teach the instance heads: all (their one region is one "
                          "instance), background (only no centre off the object: a one-region ground truth may "
@@ -445,16 +448,17 @@ def main():
         # DUTS-TR only, also with --train-extra: the instance tuning set is made of the extra pairs.
         bank = SourceBank(split=duts_tr)
         synth = SynthInstances(seed=a.seed, size=a.size, bank=bank, photo_p=a.synth_photo_p,
-                               relation_p=a.synth_relations)
+                               relation_p=a.synth_relations, photo_paste_p=a.synth_photo_paste_p)
         log(f"synthetic stream: {n_synth} of {a.batch} per batch from index {start_step * n_synth}, "
-            f"untouched photos {a.synth_photo_p:.0%} of them, relations {synth.relation_weights()}, "
+            f"untouched photos {a.synth_photo_p:.0%} of them ({a.synth_photo_paste_p:.0%} of those with objects "
+            f"pasted against theirs), relations {synth.relation_weights()}, "
             f"{bank.summary()} (bank built in {time.time() - t_bank:.0f} s), {a.synth_workers} worker(s)")
         synth_batches = iter(loader(synth, batch_size=n_synth, workers=a.synth_workers, start=start_step * n_synth))
     if a.init_heads and a.init_heads.endswith(".safetensors"):
         # The exported heads' BatchNorms are identities that batch statistics would break: measured
         # on 24 batches of composites from another seed, then the EMA starts from the result.
         calib = SynthInstances(seed=a.seed + 1, size=a.size, bank=bank, photo_p=a.synth_photo_p,
-                               relation_p=a.synth_relations)
+                               relation_p=a.synth_relations, photo_paste_p=a.synth_photo_paste_p)
         bns = [m for n, m in model.instance.named_modules()
                if isinstance(m, nn.BatchNorm2d) and not n.startswith("private.")]
         model.eval()
