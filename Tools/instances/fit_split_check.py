@@ -16,7 +16,9 @@ mirror pass averaged) go to Tools/instances/.work/pred/NAME/raw-fit.npz. Every t
 that group.py's steps 1-3 make at the flags' setting (centre 0.15: lower than any threshold a
 setting is likely to use, so that the check sees the spurious peaks it must reject) are one
 sample: positive when the two pieces' majority ground-truth instances are two different objects,
-negative when they are one object or one is mostly background (every split on an untouched photo).
+negative when they are one object or one is mostly background (every split on an untouched photo
+the by-eye review, extra-review.tsv, leaves as one object; the 90 it lists as several objects or
+unclear give no samples, `--review none` takes them as before).
 
 The fit: L2-regularised logistic regression (weight 1 on the three weights, none on the bias, as
 scikit-learn's default C = 1) by Newton's method on x = (logit s, ln b, ln d[, ln u]). Prints the weights,
@@ -38,15 +40,20 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # Tools/
+from instances import real_review  # noqa: E402
 from instances.eval_instances import read_set  # noqa: E402
 from instances.group import GroupParams, split_candidates  # noqa: E402
 from instances.predict import WORK, gather, load_model, prepare_run  # noqa: E402
 
 
-def samples(raw, items, params: GroupParams):
-    """(features (n, 4) as group.split_features gives them, labels (n,) 0/1, per-stratum counts)."""
+def samples(raw, items, params: GroupParams, review=None):
+    """(features (n, 4) as group.split_features gives them, labels (n,) 0/1, per-stratum counts).
+    Untouched photos that `review` ({("extra", key): N or None}) lists give no samples: their one
+    region is several objects, or unclear, so a split of it is not known to be wrong."""
     feats, labels, counts = [], [], {}
     for j, (e, gt, _) in enumerate(items):
+        if e["stratum"]["objects"] == "photo" and ("extra", e["sources"]["photo"]) in (review or {}):
+            continue
         H, W = (int(v) for v in raw["sizes"][j])
         piece, cands = split_candidates(*(raw[k][j].astype(np.float32) for k in ("fg", "centre", "offset", "boundary")),
                                         (H, W), params)
@@ -106,6 +113,10 @@ def main():
     ap.add_argument("--min-support", type=float, default=0.01)
     ap.add_argument("--support", action="store_true",
                     help="a fifth weight on ln u, the smaller of the two peaks' supports (with --min-support 0)")
+    ap.add_argument("--review", default=str(real_review.EXTRA_REVIEW),
+                    help="the by-eye review of the fit set's untouched photos: the photos it lists (several "
+                         "objects, unclear) give no samples ('none': every split on an untouched photo is wrong, "
+                         "as before session 40)")
     ap.add_argument("--json", help="default OUT/split-check.json")
     a = ap.parse_args()
     prepare_run(a)
@@ -129,7 +140,10 @@ def main():
     params = GroupParams(centre_threshold=a.centre_threshold, boundary_threshold=None, min_piece=a.min_piece,
                          min_support=a.min_support)
     t = time.time()
-    f, y, counts = samples(raw, items, params)
+    review = {} if a.review == "none" else real_review.load(Path(a.review))
+    left_out = sum(e["stratum"]["objects"] == "photo" and ("extra", e["sources"]["photo"]) in review for e, _, _ in items)
+    print(f"{left_out} untouched photos left out by the review ({a.review})", flush=True)
+    f, y, counts = samples(raw, items, params, review)
     if y.sum() == 0 or y.sum() == len(y):
         sys.exit(f"the fit set gave {int(y.sum())} positive and {int(len(y) - y.sum())} negative samples: nothing to fit")
     x = design(f, a.support)

@@ -11,7 +11,7 @@ same / different objects.
 Real photos have no object centres, so for them a second table (when RUN/raw-tune-photos.npz, from
 predict.py --tune, is there) counts the photos with >= 2 peaks on the foreground (fg >= 0.5 at the
 peak's cell), among predict.py --tune's 400 DUTS-TE extra photos by their by-eye verdict
-(tune-review.tsv: one object, several objects): the heads cannot split a photo with one peak.
+(extra-review.tsv: one object, several objects): the heads cannot split a photo with one peak.
 
   .venv/bin/python Tools/instances/peak_coverage.py Tools/instances/.work/pred/i39m-last.pt
 
@@ -31,7 +31,7 @@ sys.path.insert(0, str(HERE.parent))  # Tools/
 from instances import real_review  # noqa: E402
 from instances.eval_instances import read_set  # noqa: E402
 from instances.group import SHIPPED, peaks  # noqa: E402
-from instances.predict import TUNE_REVIEW, WORK  # noqa: E402
+from instances.predict import WORK  # noqa: E402
 
 THRESHOLDS = (0.1, 0.2, 0.25, 0.3, 0.35)
 
@@ -76,7 +76,7 @@ def real_peaks(run: Path, nms: int):
     """{verdict: (n photos, [share with >= 2 peaks on the foreground, per threshold])} over the
     tuning photos of RUN/raw-tune-photos.npz; `unclear` photos are left out."""
     raw = np.load(run / "raw-tune-photos.npz")
-    review = real_review.load(TUNE_REVIEW)
+    review = real_review.load(real_review.EXTRA_REVIEW)
     rows: dict[str, list[list[bool]]] = {}
     for i, key in enumerate(raw["names"]):
         verdict = review.get(("extra", str(key)), "one")
@@ -104,7 +104,7 @@ def main():
         n, shares = table[g]
         print(f"| {g} | {n} | " + " | ".join(f"{s:.2f}" for s in shares) + " |")
     if (Path(a.run) / "raw-tune-photos.npz").exists():
-        print(f"\nreal tuning photos (tune-review.tsv) with >= 2 centre peaks on the foreground: {a.run}")
+        print(f"\nreal tuning photos (extra-review.tsv) with >= 2 centre peaks on the foreground: {a.run}")
         print("| photos | n | " + " | ".join(f"peak >= {t:g}" for t in THRESHOLDS) + " |")
         print("|---|---|" + "---|" * len(THRESHOLDS))
         for g, (n, shares) in sorted(real_peaks(Path(a.run), a.nms).items()):

@@ -14,6 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 
 REVIEW = Path(__file__).resolve().parent / "real-review.tsv"
+# The same review of the DUTS-TE extra photos that predict.py --tune and fit_split_check.py use.
+EXTRA_REVIEW = Path(__file__).resolve().parent / "extra-review.tsv"
 
 
 def load(path: Path = REVIEW) -> dict[tuple[str, str], int | None]:
