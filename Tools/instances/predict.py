@@ -213,10 +213,12 @@ def tune(raw, names, sizes, items, base: GroupParams, out: Path, photos=(), phot
 
     cc = label_maps(raw, sizes, base, ("cc",))["cc"]
     cc_all, cc_comp, cc_over, cc_several = evaluate(cc, photo_maps(base, "cc"))
-    n_photos = sum(e["stratum"]["objects"] == "photo" and verdict(e) == "one" for e, _, _ in items)
-    n_photos += sum(("extra", key) not in review for key, _, _ in photos)
-    n_several = sum(v is not None for v in review.values())
-    print(f"tuning set: {len(names)} images and {len(photos)} more single-object photos, {len(review)} of all the "
+    verdicts = [verdict(e) for e, _, _ in items if e["stratum"]["objects"] == "photo"]
+    verdicts += [review.get(("extra", key), "one") for key, _, _ in photos]
+    n_photos = verdicts.count("one")
+    n_left = len(verdicts) - n_photos
+    n_several = n_left - verdicts.count(None)
+    print(f"tuning set: {len(names)} images and {len(photos)} more single-object photos, {n_left} of all the "
           f"photos left out as not one object by the review ({n_several} several objects); connected components of "
           f"the same foreground: PQ {cc_all['pq']:.3f}, composites' split {cc_comp['split']:.3f}, over-split of "
           f"{n_photos} photos {cc_over:.3f}, several-object photos split {cc_several:.3f}")
@@ -252,7 +254,7 @@ def tune(raw, names, sizes, items, base: GroupParams, out: Path, photos=(), phot
               f"{b['several_split']:.3f})")
     (out / "tune.json").write_text(json.dumps({"cc": {"pq": cc_all["pq"], "split": cc_comp["split"], "oversplit": cc_over,
                                                       "several_split": cc_several},
-                                               "review": len(review), "grid": rows}, indent=1) + "\n")
+                                               "left_out_by_review": n_left, "grid": rows}, indent=1) + "\n")
 
 
 def prepare_run(a) -> Path:
