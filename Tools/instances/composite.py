@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from instances.sources import largest_component, object_alpha
+
 RELATIONS = ("touch", "overlap", "gap", "split")  # what `spec["relations"]` may ask for
 
 
@@ -420,16 +422,11 @@ def compose_on_photo(rng, bank, photo, mask, spec, p: Params) -> Composite | Non
     So a photo that looks real is not always one object. None when the object is under `min_area`
     of the photo or nothing else could be placed."""
     H, W = mask.shape
-    hard = (mask >= 128).astype(np.uint8)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(hard, connectivity=8)
-    if n < 2:
+    component = largest_component(mask)
+    if component is None or component.sum() < p.min_area * H * W:
         return None
-    big = 1 + int(stats[1:, cv2.CC_STAT_AREA].argmax())
-    x0, y0, w0, h0 = (int(v) for v in stats[big, :4])
-    if stats[big, cv2.CC_STAT_AREA] < p.min_area * H * W:
-        return None
-    keep = cv2.dilate((labels[y0:y0 + h0, x0:x0 + w0] == big).astype(np.uint8), np.ones((5, 5), np.uint8))
-    alpha = mask[y0:y0 + h0, x0:x0 + w0].astype(np.float32) * keep * (1 / 255)
+    x0, y0, w0, h0 = cv2.boundingRect(component)
+    alpha = object_alpha(mask)[y0:y0 + h0, x0:x0 + w0]
     first = Piece(photo[y0:y0 + h0, x0:x0 + w0].astype(np.float32), alpha, -1, "photo", y0, x0)
     pieces = [first]
     for k in range(1, spec["count"]):

@@ -46,13 +46,18 @@ from instances.group import GroupParams, split_candidates  # noqa: E402
 from instances.predict import WORK, gather, load_model, prepare_run  # noqa: E402
 
 
+def listed(entry, review) -> bool:
+    """Is this fit-set image an untouched photo that `review` ({("extra", key): N or None}) lists?"""
+    return entry["stratum"]["objects"] == "photo" and ("extra", entry["sources"]["photo"]) in review
+
+
 def samples(raw, items, params: GroupParams, review=None):
     """(features (n, 4) as group.split_features gives them, labels (n,) 0/1, per-stratum counts).
     Untouched photos that `review` ({("extra", key): N or None}) lists give no samples: their one
     region is several objects, or unclear, so a split of it is not known to be wrong."""
     feats, labels, counts = [], [], {}
     for j, (e, gt, _) in enumerate(items):
-        if e["stratum"]["objects"] == "photo" and ("extra", e["sources"]["photo"]) in (review or {}):
+        if listed(e, review or {}):
             continue
         H, W = (int(v) for v in raw["sizes"][j])
         piece, cands = split_candidates(*(raw[k][j].astype(np.float32) for k in ("fg", "centre", "offset", "boundary")),
@@ -141,8 +146,8 @@ def main():
                          min_support=a.min_support)
     t = time.time()
     review = {} if a.review == "none" else real_review.load(Path(a.review))
-    left_out = sum(e["stratum"]["objects"] == "photo" and ("extra", e["sources"]["photo"]) in review for e, _, _ in items)
-    print(f"{left_out} untouched photos left out by the review ({a.review})", flush=True)
+    print(f"{sum(listed(e, review) for e, _, _ in items)} untouched photos left out by the review ({a.review})",
+          flush=True)
     f, y, counts = samples(raw, items, params, review)
     if y.sum() == 0 or y.sum() == len(y):
         sys.exit(f"the fit set gave {int(y.sum())} positive and {int(len(y) - y.sum())} negative samples: nothing to fit")

@@ -103,14 +103,30 @@ def looks_like_several(component: np.ndarray) -> bool:
     return int((stats[1:, cv2.CC_STAT_AREA] >= NECK_PIECE * area).sum()) >= 2
 
 
+def largest_component(mask: np.ndarray) -> np.ndarray | None:
+    """The largest 8-connected component of the mask cut at 128 (uint8 0/1, the mask's shape), or
+    None when the mask is empty."""
+    n, labels, stats, _ = cv2.connectedComponentsWithStats((mask >= 128).astype(np.uint8), connectivity=8)
+    if n < 2:
+        return None
+    return (labels == 1 + int(stats[1:, cv2.CC_STAT_AREA].argmax())).astype(np.uint8)
+
+
+def object_alpha(mask: np.ndarray) -> np.ndarray:
+    """The soft ground truth (float32, 0-1) restricted to its largest component and that
+    component's soft rim (2 px): one object's alpha, specks elsewhere dropped."""
+    component = largest_component(mask)
+    if component is None:
+        return np.zeros(mask.shape, np.float32)
+    return mask.astype(np.float32) * cv2.dilate(component, np.ones((5, 5), np.uint8)) * (1 / 255)
+
+
 def solidity(mask: np.ndarray) -> float:
     """The largest 8-connected component of the mask cut at 128, as a share of its convex hull's area
     (1 for a convex region; a row of touching objects or a person's limbs lower it)."""
-    hard = (mask >= 128).astype(np.uint8)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(hard, connectivity=8)
-    if n < 2:
+    component = largest_component(mask)
+    if component is None:
         return 1.0
-    component = (labels == 1 + int(stats[1:, cv2.CC_STAT_AREA].argmax())).astype(np.uint8)
     contours, _ = cv2.findContours(component, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     hull = cv2.contourArea(cv2.convexHull(np.concatenate(contours)))
     return float(min(1.0, component.sum() / max(1.0, hull)))
@@ -214,13 +230,7 @@ class SourceBank:
         i, y0, y1, x0, x1, side, _ = self.fg[j]
         i, y0, y1, x0, x1 = (int(v) for v in (i, y0, y1, x0, x1))
         photo, mask = self.split.pair(i)
-        rgb, m = photo[y0:y1, x0:x1], mask[y0:y1, x0:x1]
-        hard = (m >= 128).astype(np.uint8)
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(hard, connectivity=8)
-        keep = (labels == 1 + int(stats[1:, cv2.CC_STAT_AREA].argmax())).astype(np.uint8)
-        keep = cv2.dilate(keep, np.ones((5, 5), np.uint8))
-        alpha = m.astype(np.float32) * keep * (1 / 255)
-        return rgb, alpha, int(side), self.keys[i]
+        return photo[y0:y1, x0:x1], object_alpha(mask[y0:y1, x0:x1]), int(side), self.keys[i]
 
     def background(self, j: int):
         """Background region j: (rgb uint8 view, key)."""
