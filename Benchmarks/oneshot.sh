@@ -5,6 +5,8 @@
 # and the cut-out's size in bytes.
 # usage: Benchmarks/oneshot.sh ROUNDS PHOTO... -- LIFT_BINARY...
 # e.g.   Benchmarks/oneshot.sh 7 ../shared/photos/objects/0002-01.jpg -- ../old-checkout/.build/release/lift .build/release/lift
+# A binary may be a command split at spaces, such as "env LIFT_WEIGHTS=/tmp/w .build/release/lift"
+# (the same binary with another weights directory), so paths with spaces do not work here.
 set -euo pipefail
 rounds=$1; shift
 photos=(); while [ "$1" != "--" ]; do photos+=("$1"); shift; done; shift
@@ -15,7 +17,7 @@ for photo in "${photos[@]}"; do
   for ((r = 0; r < rounds; r++)); do
     for b in "${!binaries[@]}"; do
       start=$(date +%s%N)
-      "${binaries[$b]}" "$photo" -o "$work/out.png" --force --quiet --json "$work/report.json"
+      ${binaries[$b]} "$photo" -o "$work/out.png" --force --quiet --json "$work/report.json"
       end=$(date +%s%N)
       echo $(( (end - start) / 1000000 )) >> "$work/wall.$b"
       stat -c %s "$work/out.png" > "$work/bytes.$b"
