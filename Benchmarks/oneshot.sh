@@ -5,7 +5,7 @@
 # and the cut-out's size in bytes.
 # usage: Benchmarks/oneshot.sh ROUNDS PHOTO... -- LIFT_BINARY...
 # e.g.   Benchmarks/oneshot.sh 7 ../shared/photos/objects/0002-01.jpg -- ../old-checkout/.build/release/lift .build/release/lift
-# A binary may be a command split at spaces, such as "env LIFT_WEIGHTS=/tmp/w .build/release/lift"
+# A binary may be a command split at spaces, such as "env LIFT_WEIGHTS=../other-weights .build/release/lift"
 # (the same binary with another weights directory), so paths with spaces do not work here.
 set -euo pipefail
 rounds=$1; shift
