@@ -133,11 +133,11 @@ public struct SubjectLifter: Sendable {
     /// Whether the model that runs on a `width × height` photo has instance heads, so that
     /// `InstanceSource.model` can be used (a subject model exported with them, issue 39).
     public func hasInstanceCues(width: Int, height: Int) -> Bool {
-        networks[modelVariant(width: width, height: height)]?.cueOutputs != nil
+        networks[modelVariant(width: width, height: height)]?.hasCues ?? false
     }
 
     /// Whether the model (its main variant) has instance heads.
-    public var hasInstanceCues: Bool { networks[model]?.cueOutputs != nil }
+    public var hasInstanceCues: Bool { networks[model]?.hasCues ?? false }
 
     /// The probability map and, when `cues` is set, the instance cues (throws `.noInstanceCues` when
     /// the model has none).
@@ -145,7 +145,7 @@ public struct SubjectLifter: Sendable {
                       timings: inout StageTimings) throws(LiftError) -> (probability: FloatMap, cues: InstanceCues?) {
         let variant = modelVariant(width: image.width, height: image.height)
         guard let network = networks[variant] else { preconditionFailure("SubjectLifter holds no network for \(variant.rawValue)") }
-        if cues, network.cueOutputs == nil { throw .noInstanceCues(model: variant) }
+        if cues, !network.hasCues { throw .noInstanceCues(model: variant) }
         let (map, instanceCues) = try network.run(image, threads: threads, cues: cues, timings: &timings)
         guard let partnerNetwork else { return (map, instanceCues) }
         var other = try partnerNetwork.run(image, threads: threads, cues: false, timings: &timings).map
@@ -183,22 +183,12 @@ private struct Network: Sendable {
     let passes: [ModelPass]
     /// The preprocessing of each pass (its input size), in `passes` order.
     let preprocesses: [Preprocess]
-    /// Where the instance heads' maps are among the graph outputs, when the model has them.
+    /// Where the instance heads' maps are among the graph outputs, when the heads are inline.
     let cueOutputs: CueOutputs?
-
-    /// Indices of the instance cues among a model's outputs (GRAPH-FORMAT.md, "Instance cues").
-    struct CueOutputs: Sendable {
-        let centre: Int, offset: Int, boundary: Int?
-
-        /// Found by name after the first output; nil without both `centre` and `offset`.
-        init?(outputNames: [String]) {
-            let names = outputNames.dropFirst()
-            guard let centre = names.firstIndex(of: "centre"), let offset = names.firstIndex(of: "offset") else { return nil }
-            self.centre = centre
-            self.offset = offset
-            boundary = names.firstIndex(of: "boundary")
-        }
-    }
+    /// The instance heads in a file of their own, when the model names one and it is there.
+    let headsFile: InstanceHeadsFile?
+    /// Whether the model has instance heads, inline or in their own file.
+    var hasCues: Bool { cueOutputs != nil || headsFile != nil }
 
     /// Loads `name` (plus a replica for each further pass that `threads` threads can run at once)
     /// and fixes the input size of each of `passes` (models of open size are scaled from their
@@ -251,7 +241,7 @@ private struct Network: Sendable {
                 + (model.outputNames.first ?? "missing"))
         }
         self.name = name
-        cueOutputs = CueOutputs(outputNames: model.outputNames)
+        cueOutputs = CueOutputs(outputNames: model.outputNames, after: 1)
         // A fixed-size model's passes differ only in mirroring: each distinct one runs once (the
         // average is the same, every duplicate having had its twin).
         let passes = openSize ? requested : requested.reduce(into: [ModelPass]()) { unique, pass in
@@ -260,6 +250,7 @@ private struct Network: Sendable {
         }
         self.passes = passes
         self.models = [model] + (1 ..< max(1, min(passes.count, threads))).map { _ in model.replica() }
+        headsFile = cueOutputs == nil ? try InstanceHeadsFile(for: model, at: url, model: name, copies: models.count) : nil
         preprocesses = passes.map { pass in
             var scaled = spec
             if openSize {
@@ -309,7 +300,7 @@ private struct Network: Sendable {
         if lanes <= 1 {
             for (k, pass) in passes.enumerated() {
                 (maps[k], passCues[k]) = try run(prepared[inputIndex[k]], spec: preprocesses[k].spec, mirrored: pass.mirrored,
-                                                 model: models[0], cues: cuePasses[k], threads: threads, timings: &timings)
+                                                 lane: 0, cues: cuePasses[k], threads: threads, timings: &timings)
             }
         } else {
             var clock = Stopwatch()
@@ -322,11 +313,11 @@ private struct Network: Sendable {
                         let threadsPerLane = max(1, threads / lanes)
                         Parallel.forEach(count: passes.count, threads: lanes) { range in
                             // Contiguous runs of passes, one run per lane and per model copy.
-                            let model = models[range.lowerBound * lanes / passes.count]
+                            let lane = range.lowerBound * lanes / passes.count
                             for k in range {
                                 do throws(LiftError) {
                                     (maps[k], passCues[k]) = try run(prepared[inputIndex[k]], spec: preprocesses[k].spec,
-                                                                     mirrored: passes[k].mirrored, model: model, cues: cuePasses[k],
+                                                                     mirrored: passes[k].mirrored, lane: lane, cues: cuePasses[k],
                                                                      threads: threadsPerLane, timings: &passTimings[k])
                                 } catch {
                                     failures[k] = error
@@ -369,12 +360,13 @@ private struct Network: Sendable {
         return (average, cueAverage)
     }
 
-    /// Runs the model on a prepared input (`spec`'s NHWC values, mirrored left–right when asked) and
-    /// returns its single-channel output as a map, mirrored back, and with `cues` the instance cues
-    /// (mirrored back: maps flipped, horizontal offsets negated). Adds to the preprocessing and
-    /// inference times.
-    private func run(_ values: [Float], spec: InputSpec, mirrored: Bool, model: Model, cues: Bool = false, threads: Int,
+    /// Runs the model copy of `lane` on a prepared input (`spec`'s NHWC values, mirrored left–right
+    /// when asked) and returns its single-channel output as a map, mirrored back, and with `cues` the
+    /// instance cues (mirrored back: maps flipped, horizontal offsets negated; heads in their own file
+    /// run on the mask graph's `instance_features`). Adds to the preprocessing and inference times.
+    private func run(_ values: [Float], spec: InputSpec, mirrored: Bool, lane: Int, cues: Bool = false, threads: Int,
                      timings: inout StageTimings) throws(LiftError) -> (FloatMap, InstanceCues?) {
+        let model = models[lane]
         var clock = Stopwatch()
         let input = Tensor(shape: TensorShape(n: 1, h: spec.height, w: spec.width, c: 3), values: values)
         if mirrored { Self.mirrorRows(input.buffer, width: spec.width, channels: 3) }
@@ -382,10 +374,19 @@ private struct Network: Sendable {
         let output: Tensor
         var instanceCues: InstanceCues?
         do {
-            if cues, let cueOutputs {
+            if cues, hasCues {
                 let outputs = try model.runAll(input, threads: threads)
                 output = outputs[0]
-                let found = try Self.cues(outputs, at: cueOutputs, frame: output.shape)
+                let found: InstanceCues
+                if let cueOutputs {
+                    found = try Self.cues(outputs, at: cueOutputs, frame: output.shape)
+                } else if let headsFile {
+                    let heads = try headsFile.heads()
+                    let headOutputs = try heads.models[lane].runAll(outputs[headsFile.featuresIndex], threads: threads)
+                    found = try Self.cues(headOutputs, at: heads.outputs, frame: output.shape)
+                } else {
+                    preconditionFailure("hasCues without inline cues or a heads file")
+                }
                 instanceCues = mirrored ? found.mirrored() : found
             } else {
                 output = try model.run(input, threads: threads)

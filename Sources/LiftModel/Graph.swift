@@ -37,6 +37,8 @@ enum Operation {
     case globalAvgPool
     case resize(ResizeSpec)
     case concat
+    /// Channels `start ..< end` of the input (`slice`).
+    case slice(start: Int, end: Int)
     case binary(BinaryOp, Activation)
     case unary(UnaryOp)
     case pad(Padding, value: Float)

@@ -39,6 +39,16 @@ struct NodeDecoder {
                 throw GraphError.invalidAttribute(node: node, attribute: "axis", value: axis.description, reason: "only 3 (channels) is supported")
             }
             operation = .concat
+        case "slice":
+            try expectInputs(1 ... 1)
+            if let axis = attributes.raw("axis"), axis.intValue != 3 {
+                throw GraphError.invalidAttribute(node: node, attribute: "axis", value: axis.description, reason: "only 3 (channels) is supported")
+            }
+            guard attributes.raw("end") != nil else {
+                throw GraphError.invalidNode(node: node, reason: "slice takes the channels start ..< end: end is missing")
+            }
+            let start = try attributes.int("start", default: 0, minimum: 0)
+            operation = .slice(start: start, end: try attributes.int("end", default: 0, minimum: start + 1))
         case "add", "mul", "sub":
             try expectInputs(2 ... 2)
             guard let kind = BinaryOp(rawValue: op) else { preconditionFailure("BinaryOp has no case \(op)") }

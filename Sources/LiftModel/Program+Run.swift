@@ -32,6 +32,8 @@ extension Program.Step {
             }
         case .concat:
             Concat.run(inputs: inputs, output: output, threads: threads)
+        case .slice(let start, _):
+            ChannelSlice.run(input: x, output: output, start: start, threads: threads)
         case .binary(let op, let activation):
             // Shape inference allows the broadcast operand first for commutative ops.
             let (a, b) = BinaryOp.canBroadcast(x.shape, inputs[1].shape) ? (x, inputs[1]) : (inputs[1], x)
@@ -62,6 +64,7 @@ extension Program.Step {
         case .globalAvgPool: return "global_avg_pool"
         case .resize(let spec): return spec.bilinear ? "resize_bilinear" + suffix(spec.activation) : "resize_nearest"
         case .concat: return "concat"
+        case .slice(let start, let end): return "slice \(start)..<\(end)"
         case .binary(let op, let activation): return op.rawValue + suffix(activation)
         case .unary(let op): return op.rawValue
         case .pad: return "pad"

@@ -24,6 +24,7 @@ struct Program {
         case globalAvgPool
         case resize(ResizeSpec)
         case concat
+        case slice(start: Int, end: Int)
         case binary(BinaryOp, Activation)
         case unary(UnaryOp)
         case pad(Padding, value: Float)
@@ -123,6 +124,7 @@ struct Program {
         case .globalAvgPool: return .globalAvgPool
         case .resize(let spec): return .resize(spec)
         case .concat: return .concat
+        case .slice(let start, let end): return .slice(start: start, end: end)
         case .binary(let op, let activation): return .binary(op, activation)
         case .unary(let op): return .unary(op)
         case .pad(let padding, let value): return .pad(padding, value: value)

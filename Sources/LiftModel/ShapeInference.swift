@@ -75,6 +75,11 @@ extension Program.Step {
                 throw fail("concatenated inputs differ in batch, height or width: \(inputs.map(\.description).joined(separator: ", "))")
             }
             return shape
+        case .slice(let start, let end):
+            guard let shape = ChannelSlice.outputShape(for: x, start: start, end: end) else {
+                throw fail("channels \(start) ..< \(end) of \(x): the input has \(x.c)")
+            }
+            return shape
         case .binary(let op, _):
             let y = inputs[1]
             if BinaryOp.canBroadcast(x, y) { return x }

@@ -69,3 +69,26 @@ func instanceHeadsOutputsMatchPyTorch(threads: Int) throws {
     let all = try model.runAll(input, threads: 2)
     #expect(try model.run(input, threads: 2).toArray() == all[0].toArray())
 }
+
+/// The same weights with the heads in a file of their own (`export_subject.py --instance-heads`):
+/// the mask graph gives `instance_features` and names the heads file in its metadata; the heads
+/// graph, run on those features, gives the inline model's cues bit for bit (so PyTorch's too).
+@Test func headsInTheirOwnFileGiveTheInlineCues() throws {
+    let fixture = try HeadsFixture.load()
+    let inline = try Model(contentsOf: Fixtures.url("instances/heads.safetensors"))
+    let mask = try Model(contentsOf: Fixtures.url("instances/heads-split.safetensors"))
+    #expect(mask.outputNames == ["mask", "instance_features"])
+    let headsFile = try #require(mask.metadata["lift.instance-heads"])
+    #expect(headsFile == "heads-split-instances.safetensors")
+    let heads = try Model(contentsOf: Fixtures.url("instances/" + headsFile))
+    #expect(heads.inputShape.name == "instance_features" && heads.outputNames == ["centre", "offset", "boundary"])
+    let input = try fixtureTensor("instances/heads.input.f32", try fixture.shape("input"))
+    let all = try inline.runAll(input, threads: 2)
+    let split = try mask.runAll(input, threads: 2)
+    #expect(split[0].toArray() == all[0].toArray())
+    #expect(try mask.run(input, threads: 1).toArray() == all[0].toArray())
+    let cues = try heads.runAll(split[1], threads: 2)
+    for (k, name) in heads.outputNames.enumerated() {
+        #expect(cues[k].shape == all[k + 1].shape && cues[k].toArray() == all[k + 1].toArray(), "\(name)")
+    }
+}

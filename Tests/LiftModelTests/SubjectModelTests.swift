@@ -35,7 +35,8 @@ struct SubjectModelTests {
     @Test("The probability map matches PyTorch within 1e-4 at any input size", arguments: try SubjectCase.all())
     func matchesPyTorch(_ fixture: SubjectCase) throws {
         #expect(try SubjectCase.tolerance() <= 1e-4)
-        let model = try Model(contentsOf: try ModelCatalog.url(for: .subject))
+        let url = try ModelCatalog.url(for: .subject)
+        let model = try Model(contentsOf: url)
         try #require(fixture.input.count == 4 && fixture.output.count == 4)
         let shape = TensorShape(n: fixture.input[0], h: fixture.input[1], w: fixture.input[2], c: fixture.input[3])
         let input = Tensor(shape: shape, values: try Fixtures.float32s("subject/\(fixture.name).input.f32"))
@@ -49,12 +50,18 @@ struct SubjectModelTests {
             print("subject parity \(fixture.name) (\(threads) threads): max |Δ| = \(maxDelta)")
             #expect(maxDelta <= 1e-4, "\(fixture): max |Δ| \(maxDelta) on \(threads) threads")
         }
-        // Instance heads, when the shipped file has them: every output, offsets (input pixels, tens
-        // of them) within 32 times the tolerance.
+        // Instance heads, when the shipped model has them (in a file of their own that the model's
+        // metadata names, run on its instance_features; or inline): every output, offsets (input
+        // pixels, tens of them) within 32 times the tolerance.
         guard let heads = fixture.instance_outputs else { return }
-        let outputs = try model.runAll(input, threads: 2)
+        var outputs = try model.runAll(input, threads: 2), names = model.outputNames
+        if let file = model.metadata["lift.instance-heads"] {
+            let features = try #require(model.outputNames.firstIndex(of: "instance_features"))
+            let headsModel = try Model(contentsOf: url.deletingLastPathComponent().appendingPathComponent(file))
+            (outputs, names) = (try headsModel.runAll(outputs[features], threads: 2), headsModel.outputNames)
+        }
         for (name, shape) in heads {
-            let index = try #require(model.outputNames.firstIndex(of: name), "the model has no output \(name)")
+            let index = try #require(names.firstIndex(of: name), "the model has no output \(name)")
             #expect(outputs[index].shape == TensorShape(n: shape[0], h: shape[1], w: shape[2], c: shape[3]))
             let delta = maxAbsDifference(outputs[index].toArray(), try Fixtures.float32s("subject/\(fixture.name).\(name).f32"))
             print("subject parity \(fixture.name) \(name): max |Δ| = \(delta)")

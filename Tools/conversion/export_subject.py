@@ -12,11 +12,15 @@
   (scikit-image's bundled photos) and this PyTorch model's outputs on them, for the Swift parity
   test, plus a README saying how they were made.
 - Cross-checks the file with the numpy reference interpreter `liftgraph_ref.py` when it is found.
-- `--instance-heads` (issue 39): the checkpoint's instance heads become further graph outputs after
-  `mask`: `centre` (sigmoid, 1 channel), `offset` ((dy, dx) in input pixels, 2 channels) and, when
-  the heads have it, `boundary` (sigmoid, 1 channel), all at the heads' stride (/4). Whatever
-  `InstanceHeads` computes is traced like the rest of the network (its offset scale folds into the
-  last convolution). Without the flag the file is what it always was, byte for byte.
+- `--instance-heads` (issue 39): the checkpoint's instance heads go to a file of their own beside
+  the mask file (`subject-instances.safetensors` for `subject.safetensors`; GRAPH-FORMAT.md,
+  "Instance heads in their own file"): the mask graph gains the output `instance_features` (the /4
+  maps the heads read, concatenated) and names the heads file in its metadata; the heads graph reads
+  `instance_features` and gives `centre` (sigmoid, 1 channel), `offset` ((dy, dx) in input pixels,
+  2 channels) and, when the heads have it, `boundary` (sigmoid, 1 channel), all at the heads'
+  stride (/4). A run that never asks for instances then neither reads, hashes nor packs the heads.
+  Whatever `InstanceHeads` computes is traced like the rest of the network (its offset scale folds
+  into the last convolution). Without the flag the file is what it always was, byte for byte.
 
 `load_exported_weights` reads such a file back into a SubjectNet (folded conv + bias -> conv with
 an identity BatchNorm); `train_subject.py --init` uses it.
@@ -59,11 +63,33 @@ class Probability(nn.Module):
 
 # The instance heads' outputs, in graph order after "mask" (GRAPH-FORMAT.md, "Instance cues").
 INSTANCE_OUTPUTS = ("centre", "offset", "boundary")
+# The mask graph's output the heads read when they are in a file of their own, and the metadata key
+# that names that file (GRAPH-FORMAT.md, "Instance heads in their own file").
+FEATURES_OUTPUT, HEADS_FILE_KEY = "instance_features", "lift.instance-heads"
+
+
+def cue_maps(heads: dict) -> list:
+    """The heads' maps in `INSTANCE_OUTPUTS` order: sigmoid of the centre and boundary logits, the
+    offsets as they are."""
+    return [heads[n] if n == "offset" else torch.sigmoid(heads[n]) for n in INSTANCE_OUTPUTS if n in heads]
+
+
+def heads_reads(heads) -> tuple[int, ...]:
+    """Which of the network's feature maps (`SubjectNet._decode`'s order) the instance heads read,
+    all at /4 so that they travel as one tensor: the decoder's /4 map, and the encoder's /4 map
+    when a private encoder copy (or the fine mix) reads it. Heads whose context comes from the
+    shared /8-/32 maps cannot be split off."""
+    if heads.context is None:
+        return (0,)
+    if heads.private is None:
+        raise ValueError("these instance heads read the network's /8-/32 maps; only heads without context "
+                         "or with a private encoder copy (train_subject.py --instance-private) have a file of their own")
+    return (0, 7)
 
 
 class ProbabilityAndInstances(nn.Module):
-    """`--instance-heads`: the probability map and the instance heads' maps, as a tuple in
-    `output_names` order: sigmoid of the centre and boundary logits, the offsets as they are."""
+    """The probability map and the instance heads' maps, as a tuple in `output_names` order (the
+    heads inline in one graph: the fixture's first form; what PyTorch computes either way)."""
 
     def __init__(self, net):
         super().__init__()
@@ -71,11 +97,7 @@ class ProbabilityAndInstances(nn.Module):
 
     def forward(self, x):
         out, heads = self.net.forward_instances(x)
-        maps = [torch.sigmoid(out)]
-        for name in INSTANCE_OUTPUTS:
-            if name in heads:
-                maps.append(heads[name] if name == "offset" else torch.sigmoid(heads[name]))
-        return tuple(maps)
+        return tuple([torch.sigmoid(out)] + cue_maps(heads))
 
     @torch.no_grad()
     def output_names(self, size) -> list[str]:
@@ -88,17 +110,76 @@ class ProbabilityAndInstances(nn.Module):
         return ["mask"] + [n for n in INSTANCE_OUTPUTS if n in heads]
 
 
-def export_network(net, path, size, provenance, instance_heads=False) -> dict:
-    """Writes `net` (eval mode) to `path` as F16 with an open input size; with `instance_heads` the
-    heads' outputs too. Returns {convolution: constant folded into it} (to reload the file exactly:
+class ProbabilityAndFeatures(nn.Module):
+    """The mask file of heads in their own file: the probability map and `instance_features`, the
+    maps the heads read (`heads_reads`) concatenated on channels."""
+
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+        self.reads = heads_reads(net.instance)
+
+    def forward(self, x):
+        out, feats = self.net.forward_features(x)
+        return torch.sigmoid(out), torch.cat([feats[i] for i in self.reads], dim=1)
+
+    @torch.no_grad()
+    def widths(self, size) -> list[int]:
+        """The channels of each map in `instance_features`, in order."""
+        feats = self.net.forward_features(torch.zeros(1, 3, size, size))[1]
+        return [int(feats[i].shape[1]) for i in self.reads]
+
+
+class InstancesFromFeatures(nn.Module):
+    """The heads' own file: `instance_features` taken apart into the maps the heads read (widths in
+    `heads_reads` order; unread maps None), then the heads' maps in `INSTANCE_OUTPUTS` order."""
+
+    def __init__(self, net, widths):
+        super().__init__()
+        self.net = net  # only net.instance is traced, so its tensors keep their names (instance.*)
+        self.reads, self.widths = heads_reads(net.instance), list(widths)
+
+    def forward(self, f):
+        feats, start = [None] * 8, 0
+        for i, w in zip(self.reads, self.widths):
+            feats[i] = f[:, start:start + w]
+            start += w
+        return tuple(cue_maps(self.net.instance(tuple(feats))))
+
+
+def heads_path(path) -> Path:
+    """Where the heads of the mask file `path` go: `NAME-instances.safetensors` beside `NAME.safetensors`."""
+    path = Path(path)
+    return path.with_name(path.name.removesuffix(".tmp").removesuffix(".safetensors") + "-instances.safetensors")
+
+
+def export_network(net, path, size, provenance, instance_heads=None, heads_out=None) -> dict:
+    """Writes `net` (eval mode) to `path` as F16 with an open input size. `instance_heads`: None
+    (the foreground network alone), "inline" (the heads' outputs after the mask in the same graph)
+    or "file" (the heads in `heads_out`, default `heads_path(path)`, reading the mask graph's
+    `instance_features`; the mask file names it, so a run that never asks for instances never reads
+    it). Returns {convolution: constant folded into it} (to reload the files exactly:
     `load_exported_weights(..., scaled=)`)."""
     from liftpy import export_torch
     scaled: dict = {}
     example = torch.rand(1, 3, size, size)
-    if instance_heads:
+    if instance_heads == "inline":
         module = ProbabilityAndInstances(net).eval()
         export_torch.export(module, example, str(path), input_spec(size), provenance, dtype="f16", any_size=True,
                             output_names=module.output_names(size), scaled=scaled)
+    elif instance_heads == "file":
+        heads_out = Path(heads_out or heads_path(path))  # may be a temporary name; the mask file names the final one
+        names = ProbabilityAndInstances(net).output_names(size)[1:]
+        mask = ProbabilityAndFeatures(net).eval()
+        export_torch.export(mask, example, str(path), input_spec(size), provenance, dtype="f16", any_size=True,
+                            output_names=["mask", FEATURES_OUTPUT], scaled=scaled,
+                            metadata={HEADS_FILE_KEY: heads_path(path).name})
+        widths = mask.widths(size)
+        heads = InstancesFromFeatures(net, widths).eval()
+        features = torch.rand(1, sum(widths), size // 4, size // 4)
+        export_torch.export(heads, features, str(heads_out), None,
+                            provenance + f" This file: its instance heads, reading {FEATURES_OUTPUT} ({'+'.join(map(str, widths))} channels).",
+                            dtype="f16", any_size=True, output_names=names, scaled=scaled, input_name=FEATURES_OUTPUT)
     else:
         export_torch.export(Probability(net), example, str(path), input_spec(size), provenance, dtype="f16",
                             any_size=True, scaled=scaled)
@@ -121,9 +202,13 @@ def load_checkpoint(path, which):
 
 def read_exported(path) -> dict:
     """An exported file's tensors (float32 numpy, convolution weights OHWI) by SubjectNet module
-    path. numpy only, so it runs where the safetensors package is absent (a lent GPU machine)."""
+    path, with those of the instance heads' own file when it names one (`lift.instance-heads`).
+    numpy only, so it runs where the safetensors package is absent (a lent GPU machine)."""
     from liftpy.liftgraph_ref import read_safetensors
-    return {k.removeprefix("net."): v for k, v in read_safetensors(path)[0].items()}  # Probability.net
+    tensors, metadata = read_safetensors(path)
+    if HEADS_FILE_KEY in metadata:
+        tensors.update(read_safetensors(Path(path).with_name(metadata[HEADS_FILE_KEY]))[0])
+    return {k.removeprefix("net."): v for k, v in tensors.items()}  # the wrappers' .net
 
 
 def load_exported(path) -> SubjectNet:
@@ -250,7 +335,7 @@ def main():
     ap.add_argument("--no-eval", action="store_true", help="skip scoring on the validation set")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--instance-heads", action="store_true",
-                    help="also write the checkpoint's instance heads as graph outputs (issue 39; module docstring)")
+                    help="also write the checkpoint's instance heads, in a file of their own (issue 39; module docstring)")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     command = " ".join(sys.argv[1:])
@@ -287,10 +372,15 @@ def main():
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp")
+    heads_out = heads_path(out)
     if a.instance_heads:
-        provenance += (" With the instance heads (issue 39) as the further outputs centre, offset and boundary "
+        provenance += (f" Its instance heads (issue 39) are in {heads_out.name}, reading the output {FEATURES_OUTPUT} "
                        f"({2 * count_macs(model, a.size, instances=True) / 1e9:.2f} GFLOP with them).")
-    scaled = export_network(model, tmp, a.size, provenance, a.instance_heads)
+    heads_tmp = heads_out.with_suffix(".tmp")
+    scaled = export_network(model, tmp, a.size, provenance, "file" if a.instance_heads else None, heads_tmp)
+    if a.instance_heads:
+        os.replace(heads_tmp, heads_out)
+        print(f"wrote {heads_out} ({heads_out.stat().st_size / 1e6:.2f} MB)")
     os.replace(tmp, out)
     print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB) from {a.checkpoint} (step {step}, epoch {epoch})")
 
@@ -309,10 +399,13 @@ def main():
             ref = None
         if ref is not None:
             graph = ref.LiftGraph.load(out)
+            heads = ref.LiftGraph.load(heads_out) if a.instance_heads else None
             for c in cases:
                 x = np.fromfile(Path(a.fixtures) / f"{c['name']}.input.f32", "<f4").reshape(c["input"])
                 y = np.fromfile(Path(a.fixtures) / f"{c['name']}.output.f32", "<f4").reshape(c["output"])
                 got = graph.run({"image": x})
+                if heads is not None:
+                    got.update(heads.run({FEATURES_OUTPUT: got[FEATURES_OUTPUT]}))
                 print(f"  liftgraph_ref vs PyTorch on {c['name']}: max |d| {np.abs(got['mask'] - y).max():.2e}")
                 for k, shape in c.get("instance_outputs", {}).items():
                     want = np.fromfile(Path(a.fixtures) / f"{c['name']}.{k}.f32", "<f4").reshape(shape)

@@ -10,7 +10,7 @@ The module is traced with `torch.fx` in eval mode. Supported: Conv2d, ConvTransp
 BatchNorm2d (folded into the convolution before it), ReLU/ReLU6/Hardswish/Sigmoid/Hardsigmoid/Tanh
 (modules, functions and methods), Max/AvgPool2d (incl. ceil_mode), AdaptiveAvgPool2d(1) and
 mean over (2, 3), F.interpolate / nn.Upsample (bilinear or nearest, to a size, a scale or the size of
-another tensor via `other.shape[2:]`, `other.shape[-2:]` or `other.size()[2:]`), torch.cat on channels, add/mul/sub of two tensors (broadcast
+another tensor via `other.shape[2:]`, `other.shape[-2:]` or `other.size()[2:]`), torch.cat on channels, a run of channels `x[:, a:b]` (a `slice`), add/mul/sub of two tensors (broadcast
 over H and W allowed), a tensor times a number right after a convolution it alone reads (folded into
 that convolution's weights and bias: Panoptic-DeepLab's offset scale), F.pad (constant),
 Identity/Dropout (eval: pass-through). Anything else raises
@@ -281,6 +281,9 @@ class _Builder:
             self.shape_of[n] = args[0]
         elif f is operator.getitem and args[0] in self.shape_of and args[1] in (slice(2, None, None), slice(-2, None, None)):
             self.shape_of[n] = self.shape_of[args[0]]
+        elif f is operator.getitem and _channel_range(args[1]) is not None:
+            start, end = _channel_range(args[1])
+            self.emit(n, "slice", [self.input_name(n, args[0])], {"axis": 3, "start": start, "end": end})
         elif f is torch.mean and _is_hw(arg(1, "dim")) and arg(2, "keepdim", False):
             self.emit(n, "global_avg_pool", [self.input_name(n, args[0])])
         elif f is F.dropout:
@@ -302,6 +305,17 @@ class _Builder:
             self.alias(n, args[0])
         else:
             raise ExportError(f"{n.name}: unsupported method .{name}()")
+
+
+def _channel_range(index) -> tuple[int, int] | None:
+    """(start, end) of an index `[:, start:end]` (channels of an NCHW tensor, both given, step 1),
+    else None."""
+    if not (isinstance(index, tuple) and len(index) == 2 and index[0] == slice(None)):
+        return None
+    s = index[1]
+    if not isinstance(s, slice) or s.step not in (None, 1) or not isinstance(s.start, int) or not isinstance(s.stop, int):
+        return None
+    return (s.start, s.stop) if 0 <= s.start < s.stop else None
 
 
 def _is_hw(dim) -> bool:
@@ -385,14 +399,16 @@ def to_graph(module: nn.Module, example_input: torch.Tensor, input_name: str = "
     return graph, b.weights
 
 
-def export(module: nn.Module, example_input: torch.Tensor, path: str, input_spec: dict, provenance: str,
+def export(module: nn.Module, example_input: torch.Tensor, path: str, input_spec: dict | None, provenance: str,
            dtype: str = "f32", any_size: bool = False, fuse_activations: bool = True,
-           output_names: list[str] | None = None, scaled: dict | None = None) -> dict:
+           output_names: list[str] | None = None, scaled: dict | None = None, metadata: dict | None = None,
+           input_name: str = "image") -> dict:
     """Exports `module` to a Lift model file at `path` and returns the graph JSON object.
 
     - example_input: an NCHW tensor of the size the model is meant for (batch 1).
     - input_spec: the `lift.input` object (GRAPH-FORMAT.md); its `name` names the graph input and its
-      `output` the (first) graph output.
+      `output` the (first) graph output. None for a graph that does not read a photo (instance heads
+      in their own file): no `lift.input`, the input named `input_name`, the outputs `output_names`.
     - provenance: free text stored as `lift.provenance` (source, licence, script and arguments).
     - dtype: "f32" or "f16" storage of the weights (Lift converts to Float32 at load).
     - any_size: write H and W as -1 (the graph accepts any input size) instead of the example's.
@@ -400,9 +416,14 @@ def export(module: nn.Module, example_input: torch.Tensor, path: str, input_spec
     - output_names: every graph output's name, the first `input_spec["output"]` (default: that name,
       then that name + "1", "2", ...).
     - scaled: receives {convolution name: constant folded into it} (see `to_graph`).
+    - metadata: further `__metadata__` entries (`lift.instance-heads`).
     """
-    graph, weights = to_graph(module, example_input, input_spec.get("name", "image"),
-                              input_spec.get("output", "mask"), any_size, fuse_activations, output_names, scaled)
-    metadata = {"lift.graph": _json(graph), "lift.input": _json(input_spec), "lift.provenance": provenance}
-    write_safetensors(path, weights, metadata, dtype)
+    spec = input_spec or {}
+    graph, weights = to_graph(module, example_input, spec.get("name", input_name),
+                              spec.get("output", output_names[0] if output_names else "mask"), any_size, fuse_activations,
+                              output_names, scaled)
+    header = {"lift.graph": _json(graph), "lift.provenance": provenance, **(metadata or {})}
+    if input_spec is not None:
+        header["lift.input"] = _json(input_spec)
+    write_safetensors(path, weights, header, dtype)
     return graph

@@ -254,6 +254,9 @@ class LiftGraph:
             elif op == "concat":
                 assert attrs.get("axis", 3) == 3
                 y = np.concatenate(xs, axis=3)
+            elif op == "slice":
+                assert attrs.get("axis", 3) == 3 and 0 <= attrs.get("start", 0) < attrs["end"] <= xs[0].shape[3]
+                y = xs[0][..., attrs.get("start", 0):attrs["end"]]
             elif op in ("relu", "relu6", "sigmoid", "hardsigmoid", "hardswish", "tanh"):
                 y = activate(xs[0], op)
             elif op == "pad":
