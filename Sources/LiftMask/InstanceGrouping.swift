@@ -64,7 +64,7 @@ public enum InstanceGrouping {
             self.splitCheck = splitCheck
         }
 
-        /// The thresholds tuned for the shipped subject model's heads (`Weights/subject.safetensors`,
+        /// The thresholds tuned for the shipped subject model's heads (`Weights/subject-instances.safetensors`,
         /// run `i39t` in `Tools/TRAINING.md`), `group.py`'s `SHIPPED`: centre 0.25, no boundary
         /// threshold, pieces under 1 % merged, no hard support test, and the split check fitted on
         /// those heads with the peaks' support as its fifth input (`fit_split_check.py --support`) at

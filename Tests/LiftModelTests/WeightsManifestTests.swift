@@ -26,7 +26,11 @@ import TestSupport
         let weights = Fixtures.repositoryRoot.appendingPathComponent("Weights")
         let provenance = try String(contentsOf: weights.appendingPathComponent("PROVENANCE.md"), encoding: .utf8)
         let files = try FileManager.default.contentsOfDirectory(atPath: weights.path).filter { $0.hasSuffix(".safetensors") }
-        #expect(Set(files) == Set(ModelName.allCases.map(\.fileName)), "every shipped model has its file, and only they")
+        // Every shipped model has its file, and only they and the instance heads' file the subject model names.
+        let models = Set(ModelName.allCases.map(\.fileName))
+        let heads = try Set(models.compactMap { try SafeTensors(contentsOf: weights.appendingPathComponent($0)).metadata["lift.instance-heads"] })
+        #expect(heads == ["subject-instances.safetensors"])
+        #expect(Set(files) == models.union(heads))
         for name in files {
             let url = weights.appendingPathComponent(name)
             let recorded = try #require(try WeightsManifest.recordedDigest(for: url), "\(name) is not in SHA256SUMS")
