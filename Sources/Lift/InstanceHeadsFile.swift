@@ -1,22 +1,6 @@
 import Foundation
 import LiftModel
 
-/// Indices of the instance cues (`centre`, `offset`, optional `boundary`) among a graph's outputs
-/// (GRAPH-FORMAT.md, "Instance cues").
-struct CueOutputs: Sendable {
-    let centre: Int, offset: Int, boundary: Int?
-
-    /// Found by name among `outputNames` after the first `leading` ones (1 for a mask graph with its
-    /// heads inline: the mask comes first); nil without both `centre` and `offset`.
-    init?(outputNames: [String], after leading: Int) {
-        let names = outputNames.dropFirst(leading)
-        guard let centre = names.firstIndex(of: "centre"), let offset = names.firstIndex(of: "offset") else { return nil }
-        self.centre = centre
-        self.offset = offset
-        boundary = names.firstIndex(of: "boundary")
-    }
-}
-
 /// A subject model's instance heads kept in a weights file of their own (GRAPH-FORMAT.md, "Instance
 /// heads in their own file"): the mask graph's output `instance_features` is the heads graph's
 /// input. Loaded (read, checked against `SHA256SUMS`, packed) the first time cues are asked for, so
