@@ -82,7 +82,7 @@ RECIPE_ARGS = ("size", "batch", "wd", "ema", "zoom_out_p", "zoom_canvas", "crop_
                "boundary_weight", "instance_lr_scale", "freeze_foreground", "instance_context",
                "instance_fine", "instance_context_width", "instance_private",
                "centre_loss", "teacher", "distill_weight", "synth_fg_weight", "log_every", "synth_photo_p",
-               "synth_relations", "photo_heads", "compact_solidity", "synth_photo_paste_p",
+               "synth_relations", "photo_heads", "photo_weight", "compact_solidity", "synth_photo_paste_p",
                "ema_ramp_heads", "init", "init_heads", "person_init", "imagenet_init", "grow_from", "variant")  # the last six: where the run began
 
 
@@ -121,7 +121,7 @@ def photo_targets(target, batch, a):
     photo = batch["composite"] == 0
     if a.photo_heads == "compact":
         photo = photo & (batch["solidity"] < a.compact_solidity)
-    return background_only(target, photo)
+    return background_only(target, photo, keep=a.photo_weight)
 
 
 def main():
@@ -202,6 +202,9 @@ def main():
                          "instance), background (only no centre off the object: a one-region ground truth may "
                          "be several touching objects; training_recipe.background_only; needs --centre-loss focal) "
                          "or compact (all where the region's solidity is at least --compact-solidity, else background)")
+    ap.add_argument("--photo-weight", type=float, default=0.0,
+                    help="--photo-heads background / compact: the weight (0-1) at which the photos they leave out "
+                         "still teach their region as one instance (0: not at all; training_recipe.background_only's keep)")
     ap.add_argument("--compact-solidity", type=float, default=0.9,
                     help="--photo-heads compact: the least region / convex hull area (sources.solidity) of an "
                          "untouched photo that still teaches its region as one instance")

@@ -104,21 +104,25 @@ def instance_targets(ids, boundary, stride=4, sigma=4.0, peaks=False):
     return out
 
 
-def background_only(target, photo, margin=1):
+def background_only(target, photo, margin=1, keep=0.0):
     """`instance_targets`' targets with the untouched photos' objects left out: for samples where
     `photo` (N bools) is true, the cells of the object and `margin` cells around it are ignored by
     the centre and boundary terms (an `ignore` map, 1 there), their centre peaks removed and their
     offsets unweighted, so that such a photo teaches only "no centre on the background" and never
-    that its one ground-truth region is one object (it may be several that touch). Returns a new dict."""
+    that its one ground-truth region is one object (it may be several that touch). `keep` in (0, 1]
+    (train_subject.py --photo-weight) keeps their targets at that weight instead: the ignore map is
+    1 - keep there, the peak and offset weights keep, so the photo still says "one object", softly.
+    Returns a new dict."""
     out = dict(target)
     sel = torch.as_tensor(photo, dtype=torch.bool).view(-1, 1, 1, 1)
+    scale = (~sel).float() + sel.float() * keep  # 1 for the other samples, keep for these photos
     region = F.max_pool2d(target["weight"], 2 * margin + 1, stride=1, padding=margin)
-    out["ignore"] = region * sel
-    out["weight"] = target["weight"] * ~sel
-    out["offset"] = target["offset"] * ~sel
+    out["ignore"] = region * sel * (1 - keep)
+    out["weight"] = target["weight"] * scale
+    out["offset"] = target["offset"] * (scale > 0)
     if "peak" in target:
-        out["peak"] = target["peak"] * ~sel
-        out["centre"] = target["centre"] * ~sel
+        out["peak"] = target["peak"] * scale
+        out["centre"] = target["centre"] * (scale > 0)
     return out
 
 
