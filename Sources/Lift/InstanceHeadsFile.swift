@@ -20,8 +20,9 @@ final class InstanceHeadsFile: @unchecked Sendable {
     private let lock = NSLock()
     private var loaded: (models: [Model], outputs: CueOutputs)?
 
-    /// The heads file that `mask`'s metadata names, nil when it names none or the file is not there
-    /// (then the model has no instance cues, as one exported without them).
+    /// The heads file that `mask`'s metadata names, nil when it names none. The file itself is not
+    /// looked at until cues are asked for: a missing one is then a load error naming it, and runs that
+    /// never ask do not need it.
     /// - Parameters:
     ///   - maskURL: the mask model's file; the heads file must lie beside it.
     ///   - copies: heads replicas to make on loading, one per copy of the mask model.
@@ -36,9 +37,7 @@ final class InstanceHeadsFile: @unchecked Sendable {
             throw .unsupportedInputSpec(model: model, reason: "\(Self.metadataKey) names \(file), but the graph has no "
                 + "\(Self.featuresOutput) output for it to read")
         }
-        let url = maskURL.deletingLastPathComponent().appendingPathComponent(file)
-        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
-        self.url = url
+        url = maskURL.deletingLastPathComponent().appendingPathComponent(file)
         featuresIndex = index
         self.model = model
         self.copies = max(1, copies)
@@ -46,8 +45,8 @@ final class InstanceHeadsFile: @unchecked Sendable {
 
     /// The heads (one copy per mask-model copy) and where their cues are among their outputs,
     /// loaded on the first call.
-    /// - Throws: `LiftError.modelLoadFailed` for a file that does not load or is not the one recorded
-    ///   in `SHA256SUMS`, `.unsupportedInputSpec` for a graph without `centre` and `offset` outputs.
+    /// - Throws: `LiftError.modelLoadFailed` for a file that is missing, does not load or is not the
+    ///   one recorded in `SHA256SUMS`, `.unsupportedInputSpec` for a graph without `centre` and `offset` outputs.
     func heads() throws(LiftError) -> (models: [Model], outputs: CueOutputs) {
         lock.lock()
         defer { lock.unlock() }

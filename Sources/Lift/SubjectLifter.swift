@@ -185,7 +185,7 @@ private struct Network: Sendable {
     let preprocesses: [Preprocess]
     /// Where the instance heads' maps are among the graph outputs, when the heads are inline.
     let cueOutputs: CueOutputs?
-    /// The instance heads in a file of their own, when the model names one and it is there.
+    /// The instance heads in a file of their own, when the model names one.
     let headsFile: InstanceHeadsFile?
     /// Whether the model has instance heads, inline or in their own file.
     var hasCues: Bool { cueOutputs != nil || headsFile != nil }

@@ -6,8 +6,8 @@ import TestSupport
 /// A subject model whose instance heads are in a file of their own (GRAPH-FORMAT.md, "Instance
 /// heads in their own file"; the parity fixture's seeded stand-in exported both ways): the lifter
 /// finds them beside the model, loads them only when cues are asked for, and gives the same cues
-/// as the inline form; a missing heads file means no heads, a metadata entry that is not a file
-/// name beside the model is an error.
+/// as the inline form; a missing or broken heads file is an error naming it when cues are asked
+/// for (and only then), a metadata entry that is not a file name beside the model is an error.
 @Suite struct InstanceHeadsFileTests {
     static let photo = RGBAImage(width: 96, height: 64, pixels: (0 ..< 96 * 64).flatMap { i -> [UInt8] in
         let x = i % 96, y = i / 96
@@ -44,16 +44,16 @@ import TestSupport
         #expect(cues == (try inline.instanceCues(for: Self.photo)))
     }
 
-    @Test func withoutTheHeadsFileTheModelHasNoHeads() throws {
+    @Test func aMissingHeadsFileFailsOnlyWhenCuesAreAskedFor() throws {
         let (scratch, model) = try splitCopy(withHeads: false)
         defer { scratch.remove() }
         var lifter = try SubjectLifter(model: model, quality: .fast, threads: 2)
-        #expect(!lifter.hasInstanceCues)
-        _ = try lifter.analyze(Self.photo)
+        #expect(lifter.hasInstanceCues)
+        _ = try lifter.analyze(Self.photo)  // the mask alone never looks for the heads
         lifter.analysisOptions.instances = .model
         #expect { try lifter.analyze(Self.photo) } throws: { error in
-            guard case LiftError.noInstanceCues = error else { return false }
-            return true
+            guard case LiftError.modelLoadFailed(_, let path, _) = error else { return false }
+            return path.hasSuffix("m/heads-split-instances.safetensors")
         }
     }
 
