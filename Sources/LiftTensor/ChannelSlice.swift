@@ -17,14 +17,7 @@ public enum ChannelSlice {
         let total = s.c, pixels = s.n * s.h * s.w, source = input.data + start, destination = output.data
         Parallel.forEach(count: pixels, threads: threads, minimumPerPart: WorkGate.minimumItems(bytesPerItem: 8 * width)) { range in
             for pixel in range {
-                let from = source + pixel &* total, to = destination + pixel &* width
-                // Whole vectors, then plain stores (as Concat: no memmove call per pixel).
-                var channel = 0
-                while channel &+ vectorWidth <= width {
-                    storeVector(loadVector(from + channel), to + channel)
-                    channel &+= vectorWidth
-                }
-                while channel < width { to[channel] = from[channel]; channel &+= 1 }
+                copyFloats(source + pixel &* total, destination + pixel &* width, count: width)
             }
         }
     }

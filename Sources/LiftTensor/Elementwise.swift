@@ -84,15 +84,8 @@ public enum Concat {
                 for pixel in range {
                     var target = destination + pixel &* total
                     for source in sources {
-                        let c = source.channels, from = source.data + pixel &* c
-                        // Whole vectors, then plain stores: a memmove call per pixel and input cost 10× for
-                        // one channel and ~2× for 16–32 channels.
-                        var channel = 0
-                        while channel &+ vectorWidth <= c {
-                            storeVector(loadVector(from + channel), target + channel)
-                            channel &+= vectorWidth
-                        }
-                        while channel < c { target[channel] = from[channel]; channel &+= 1 }
+                        let c = source.channels
+                        copyFloats(source.data + pixel &* c, target, count: c)
                         target += c
                     }
                 }
