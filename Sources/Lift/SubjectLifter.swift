@@ -377,16 +377,7 @@ private struct Network: Sendable {
             if cues, hasCues {
                 let outputs = try model.runAll(input, threads: threads)
                 output = outputs[0]
-                let found: InstanceCues
-                if let cueOutputs {
-                    found = try Self.cues(outputs, at: cueOutputs, frame: output.shape)
-                } else if let headsFile {
-                    let heads = try headsFile.heads()
-                    let headOutputs = try heads.models[lane].runAll(outputs[headsFile.featuresIndex], threads: threads)
-                    found = try Self.cues(headOutputs, at: heads.outputs, frame: output.shape)
-                } else {
-                    preconditionFailure("hasCues without inline cues or a heads file")
-                }
+                let found = try self.cues(of: outputs, lane: lane, threads: threads)
                 instanceCues = mirrored ? found.mirrored() : found
             } else {
                 output = try model.run(input, threads: threads)
@@ -404,6 +395,16 @@ private struct Network: Sendable {
         if mirrored { map.values.withUnsafeMutableBufferPointer { Self.mirrorRows($0, width: map.width, channels: 1) } }
         if spec.outputNormalization == .minmax { Self.stretchToUnitRange(&map.values) }
         return (map, instanceCues)
+    }
+
+    /// The instance cues of a run's `outputs` (the mask first): inline among them, or the heads
+    /// file's copy for `lane` run on their `instance_features`.
+    private func cues(of outputs: [Tensor], lane: Int, threads: Int) throws -> InstanceCues {
+        if let cueOutputs { return try Self.cues(outputs, at: cueOutputs, frame: outputs[0].shape) }
+        guard let headsFile else { preconditionFailure("cues asked of a model without instance heads") }
+        let heads = try headsFile.heads()
+        let headOutputs = try heads.models[lane].runAll(outputs[headsFile.featuresIndex], threads: threads)
+        return try Self.cues(headOutputs, at: heads.outputs, frame: outputs[0].shape)
     }
 
     /// The instance cues in a run's `outputs` (centre and boundary `[1, h, w, 1]`, offset

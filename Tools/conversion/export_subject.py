@@ -76,9 +76,9 @@ def cue_maps(heads: dict) -> list:
 
 def heads_reads(heads) -> tuple[int, ...]:
     """Which of the network's feature maps (`SubjectNet._decode`'s order) the instance heads read,
-    all at /4 so that they travel as one tensor: the decoder's /4 map, and the encoder's /4 map
-    when a private encoder copy (or the fine mix) reads it. Heads whose context comes from the
-    shared /8-/32 maps cannot be split off."""
+    all at /4 so that they travel as one tensor: the decoder's /4 map, and with a private encoder
+    copy the encoder's /4 map it starts from (which the fine mix, when present, reads too). Heads
+    whose context comes from the shared /8-/32 maps cannot be split off."""
     if heads.context is None:
         return (0,)
     if heads.private is None:
