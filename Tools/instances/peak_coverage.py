@@ -3,7 +3,8 @@ no grouping can make up for (a pair whose objects get one peak between them stay
 
 For each ground-truth object of the evaluation set: is there a centre peak (group.peaks: a local
 maximum of the /4 centre map in the grouping's NMS window, at or above a threshold) within --radius
-cells of the centre of mass of its visible pixels? Reported by relation stratum (single, gap,
+cells of its centre: the centre of mass of its visible pixels (or, with --centre-target pole, their
+innermost pixel, as train_subject.py --centre-target pole teaches it)? Reported by relation stratum (single, gap,
 touch, overlap, split) at several thresholds, and for the overlap stratum by paste order (labels
 are in paste order: the last object is in front and wholly visible, the first is behind) and by
 same / different objects.
@@ -25,6 +26,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import torch
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # Tools/
@@ -32,16 +34,24 @@ from instances import real_review  # noqa: E402
 from instances.eval_instances import read_set  # noqa: E402
 from instances.group import SHIPPED, peaks  # noqa: E402
 from instances.predict import WORK  # noqa: E402
+from training.training_recipe import poles  # noqa: E402
 
 THRESHOLDS = (0.1, 0.2, 0.25, 0.3, 0.35)
 
 
-def object_centres(gt: np.ndarray, cells: tuple[int, int]) -> dict[int, tuple[float, float]]:
-    """{label: (row, column)} of each object's visible centre of mass in cell units of the /4 map:
-    the network sees the photo stretched to its input, and cell i stands for input pixel
-    4 i + 1.5 (training_recipe.instance_targets)."""
+def object_centres(gt: np.ndarray, cells: tuple[int, int], target: str = "mass") -> dict[int, tuple[float, float]]:
+    """{label: (row, column)} of each object's centre in cell units of the /4 map: its visible centre
+    of mass, or with `target` "pole" its innermost pixel on the photo stretched to the input
+    (training_recipe.poles). The network sees the photo stretched to its input, and cell i stands
+    for input pixel 4 i + 1.5 (training_recipe.instance_targets)."""
     H, W = gt.shape
     ch, cw = cells
+    if target == "pole":
+        ids = cv2.resize(gt.astype(np.int32), (4 * cw, 4 * ch), interpolation=cv2.INTER_NEAREST)
+        k = int(gt.max()) + 1
+        cy, cx = poles(torch.from_numpy(ids)[None], k)
+        present = set(np.unique(ids).tolist()) - {0}
+        return {j: ((float(cy[0, j]) - 1.5) / 4, (float(cx[0, j]) - 1.5) / 4) for j in sorted(present)}
     sy, sx = 4 * ch / H, 4 * cw / W  # input pixels per photo pixel
     out = {}
     for k in np.unique(gt).tolist():
@@ -52,7 +62,7 @@ def object_centres(gt: np.ndarray, cells: tuple[int, int]) -> dict[int, tuple[fl
     return out
 
 
-def coverage(run: Path, set_dir: Path, radius: float, nms: int):
+def coverage(run: Path, set_dir: Path, radius: float, nms: int, target: str = "mass"):
     """{group name: (n objects, [share with a peak within radius, per threshold])}."""
     raw = np.load(run / "raw-eval.npz")
     index = {str(n): i for i, n in enumerate(raw["names"])}
@@ -61,7 +71,7 @@ def coverage(run: Path, set_dir: Path, radius: float, nms: int):
         centre = raw["centre"][index[e["name"]]].astype(np.float32)
         found = [peaks(centre, t, nms, 64) for t in THRESHOLDS]
         rel, count = e["stratum"]["relation"], int(gt.max())
-        for k, (cy, cx) in object_centres(gt, centre.shape).items():
+        for k, (cy, cx) in object_centres(gt, centre.shape, target).items():
             row = [bool(len(p) and (np.hypot(p[:, 0] - cy, p[:, 1] - cx) <= radius).any()) for p in found]
             groups = [rel]
             if rel == "overlap":
@@ -95,9 +105,11 @@ def main():
     ap.add_argument("--set", default=str(WORK / "eval"))
     ap.add_argument("--radius", type=float, default=2.0, help="cells of the /4 map (4 input pixels each)")
     ap.add_argument("--nms", type=int, default=SHIPPED.nms, help="the peak window, as group.py's")
+    ap.add_argument("--centre-target", choices=("mass", "pole"), default="mass",
+                    help="the centre the heads were taught (train_subject.py --centre-target)")
     a = ap.parse_args()
-    table = coverage(Path(a.run), Path(a.set), a.radius, a.nms)
-    print(f"objects with a centre peak within {a.radius:g} cells of their centre: {a.run}")
+    table = coverage(Path(a.run), Path(a.set), a.radius, a.nms, a.centre_target)
+    print(f"objects with a centre peak within {a.radius:g} cells of their centre ({a.centre_target}): {a.run}")
     print("| objects | n | " + " | ".join(f"peak >= {t:g}" for t in THRESHOLDS) + " |")
     print("|---|---|" + "---|" * len(THRESHOLDS))
     for g in sorted(table, key=lambda g: (g.split(",")[0] != "single", g)):

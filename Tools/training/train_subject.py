@@ -83,6 +83,7 @@ RECIPE_ARGS = ("size", "batch", "wd", "ema", "zoom_out_p", "zoom_canvas", "crop_
                "instance_fine", "instance_context_width", "instance_private",
                "centre_loss", "teacher", "distill_weight", "synth_fg_weight", "log_every", "synth_photo_p",
                "synth_relations", "photo_heads", "photo_weight", "compact_solidity", "synth_photo_paste_p",
+               "centre_target",
                "ema_ramp_heads", "init", "init_heads", "person_init", "imagenet_init", "grow_from", "variant")  # the last six: where the run began
 
 
@@ -216,6 +217,10 @@ def main():
                     help="the centre heatmap's loss: Panoptic-DeepLab's MSE against the Gaussian, or "
                          "CenterNet's penalty-reduced focal loss (alpha 2, beta 4, per instance centre; the "
                          "Gaussian's nearest cell set to 1; fresh heads' centre bias -2.19)")
+    ap.add_argument("--centre-target", choices=("mass", "pole"), default="mass",
+                    help="where an instance's centre (peak and offsets' goal) is: its visible pixels' centre of "
+                         "mass (Panoptic-DeepLab's) or their innermost pixel (training_recipe.poles: away from "
+                         "the edge of an object covering it)")
     ap.add_argument("--centre-weight", type=float, default=None,
                     help="centre loss weight (default: 200 with mse, Panoptic-DeepLab's; 1 with focal, "
                          "CenterNet's, whose focal term is already normalised per instance centre)")
@@ -495,7 +500,7 @@ def main():
             bnd = torch.stack([torch.from_numpy(s["boundary"]) for s in part])
             _, inst = m.forward_instances(xv.contiguous(memory_format=torch.channels_last))
             tgt = instance_targets(ids, bnd, stride=xv.shape[2] // inst["centre"].shape[2],
-                                   peaks=a.centre_loss == "focal")
+                                   peaks=a.centre_loss == "focal", centre=a.centre_target)
             _, terms = instance_loss(inst, tgt, a.centre_weight, a.offset_weight, a.boundary_weight, a.centre_loss)
             for k, v in terms.items():
                 sums[k] = sums.get(k, 0.0) + v * len(part)
@@ -548,7 +553,7 @@ def main():
                 _, feats = model.forward_features(xt)
             inst = model.instance(feats)
             target = instance_targets(b["ids"], b["boundary"], stride=xt.shape[2] // inst["centre"].shape[2],
-                                      peaks=a.centre_loss == "focal")
+                                      peaks=a.centre_loss == "focal", centre=a.centre_target)
             target = photo_targets(target, b, a)
             loss, terms = instance_loss(inst, target, a.centre_weight, a.offset_weight, a.boundary_weight,
                                         a.centre_loss)
@@ -557,7 +562,7 @@ def main():
         elif model.instance is not None:
             outputs, inst = model.forward_instances(xt)
             target = instance_targets(b["ids"], b["boundary"], stride=xt.shape[2] // inst["centre"].shape[2],
-                                      peaks=a.centre_loss == "focal")
+                                      peaks=a.centre_loss == "focal", centre=a.centre_target)
             target = photo_targets(target, b, a)
             inst_total, terms = instance_loss({k: v[-n_synth:] for k, v in inst.items()}, target,
                                               a.centre_weight, a.offset_weight, a.boundary_weight, a.centre_loss)

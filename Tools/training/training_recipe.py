@@ -7,6 +7,8 @@ from __future__ import annotations
 import copy
 import math
 
+import cv2
+import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -51,7 +53,30 @@ def loss_fn(outputs, target, bg_weight=1.0, edge_weight=0.0):
     return total
 
 
-def instance_targets(ids, boundary, stride=4, sigma=4.0, peaks=False):
+def poles(ids, k):
+    """(cy, cx) float32 (N, k), input pixels: for each instance 1..k-1 of the id maps (N, H, W) (column
+    0, the background, and absent instances: 0), its visible region's innermost pixel (the pole of
+    inaccessibility): the pixel farthest from the region's outside (the photo's edge counts as
+    outside), of those within 1 px of that depth the one nearest the region's centre of mass. For a
+    convex, symmetric region it is the centre of mass; for a crescent (an object partly covered by
+    another) it lies in the crescent's thickest part instead of near the edge of the one covering it."""
+    arr = ids.cpu().numpy().astype(np.int32)
+    n, h, w = arr.shape
+    cy, cx = np.zeros((n, k), np.float32), np.zeros((n, k), np.float32)
+    for b in range(n):
+        for j in np.unique(arr[b]).tolist():
+            if j == 0:
+                continue
+            region = np.pad((arr[b] == j).astype(np.uint8), 1)
+            depth = cv2.distanceTransform(region, cv2.DIST_L2, cv2.DIST_MASK_PRECISE)[1:-1, 1:-1]
+            ys, xs = np.nonzero(depth >= depth.max() - 1)
+            my, mx = np.nonzero(region[1:-1, 1:-1])
+            pick = int(np.argmin((ys - my.mean()) ** 2 + (xs - mx.mean()) ** 2))
+            cy[b, j], cx[b, j] = ys[pick], xs[pick]
+    return torch.from_numpy(cy), torch.from_numpy(cx)
+
+
+def instance_targets(ids, boundary, stride=4, sigma=4.0, peaks=False, centre="mass"):
     """Panoptic-DeepLab targets at the instance heads' stride (subject_model.InstanceHeads), made
     from full-resolution instance ids (N, H, W) (0 background, 1..K; Tools/instances/synth.py's
     `ids`) and its touching-boundary map (N, H, W) (`boundary`, r = 2 px at H). Cell (i, j) of
@@ -59,6 +84,7 @@ def instance_targets(ids, boundary, stride=4, sigma=4.0, peaks=False):
     upsampling (align_corners=False) puts it. Returns NCHW float tensors at H / stride:
       centre    max over instances of a Gaussian (`sigma` input pixels, as synth.py's own target)
                 at the centre of mass (mean pixel index) of the instance's visible full-resolution pixels
+                (`centre` "mass", Panoptic-DeepLab's) or at its innermost pixel ("pole", `poles`)
       offset    (dy, dx) = that centre - the cell's input position, in input pixels, on cells whose
                 id (the full-resolution pixel nearest the cell's centre) is an instance; 0 elsewhere
       weight    1 on those instance cells, 0 elsewhere (where the offset loss counts)
@@ -78,6 +104,10 @@ def instance_targets(ids, boundary, stride=4, sigma=4.0, peaks=False):
     cy = torch.zeros(n * k, dtype=torch.float64).index_add_(0, flat, yy.reshape(-1)) / mass.clamp_min(1)
     cx = torch.zeros(n * k, dtype=torch.float64).index_add_(0, flat, xx.reshape(-1)) / mass.clamp_min(1)
     mass, cy, cx = (t.view(n, k).float() for t in (mass, cy, cx))
+    if centre == "pole":
+        cy, cx = poles(ids, k)
+    elif centre != "mass":
+        raise ValueError(f"centre target {centre!r} is not 'mass' or 'pole'")
     hs, ws = h // stride, w // stride
     gy = (torch.arange(hs, dtype=torch.float32) * stride + (stride - 1) / 2).view(1, 1, hs, 1)
     gx = (torch.arange(ws, dtype=torch.float32) * stride + (stride - 1) / 2).view(1, 1, 1, ws)
@@ -93,7 +123,7 @@ def instance_targets(ids, boundary, stride=4, sigma=4.0, peaks=False):
     bound = F.max_pool2d(boundary.float().unsqueeze(1), stride)
     out = {"centre": centre, "offset": offset, "weight": weight, "boundary": bound}
     if peaks:
-        # the nearest cell: position stride * i + (stride - 1) / 2 closest to the centre of mass
+        # the nearest cell: position stride * i + (stride - 1) / 2 closest to the centre
         iy = ((cy[:, 1:] - (stride - 1) / 2) / stride).round().clamp(0, hs - 1).long()
         ix = ((cx[:, 1:] - (stride - 1) / 2) / stride).round().clamp(0, ws - 1).long()
         b, j = torch.nonzero(present.view(n, k - 1), as_tuple=True)  # (sample, instance - 1) of each present one
