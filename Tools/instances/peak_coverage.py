@@ -4,10 +4,10 @@ no grouping can make up for (a pair whose objects get one peak between them stay
 For each ground-truth object of the evaluation set: is there a centre peak (group.peaks: a local
 maximum of the /4 centre map in the grouping's NMS window, at or above a threshold) within --radius
 cells of its centre: the centre of mass of its visible pixels (or, with --centre-target pole, their
-innermost pixel, as train_subject.py --centre-target pole teaches it)? Reported by relation stratum (single, gap,
-touch, overlap, split) at several thresholds, and for the overlap stratum by paste order (labels
-are in paste order: the last object is in front and wholly visible, the first is behind) and by
-same / different objects.
+innermost pixel, as train_subject.py --centre-target pole teaches it)? Reported by relation
+stratum (single, gap, touch, overlap, split) at several thresholds, and for the overlap stratum by
+paste order (labels are in paste order: the last object is in front and wholly visible, the first
+is behind) and by same / different objects.
 
 Real photos have no object centres, so for them a second table (when RUN/raw-tune-photos.npz, from
 predict.py --tune, is there) counts the photos with >= 2 peaks on the foreground (fg >= 0.5 at the
