@@ -34,7 +34,7 @@ from instances import real_review  # noqa: E402
 from instances.eval_instances import read_set  # noqa: E402
 from instances.group import SHIPPED, peaks  # noqa: E402
 from instances.predict import WORK  # noqa: E402
-from training.training_recipe import poles  # noqa: E402
+from training.training_recipe import centres_of_mass, poles  # noqa: E402
 
 THRESHOLDS = (0.1, 0.2, 0.25, 0.3, 0.35)
 
@@ -49,7 +49,8 @@ def object_centres(gt: np.ndarray, cells: tuple[int, int], target: str = "mass")
     if target == "pole":
         ids = cv2.resize(gt.astype(np.int32), (4 * cw, 4 * ch), interpolation=cv2.INTER_NEAREST)
         k = int(gt.max()) + 1
-        cy, cx = poles(torch.from_numpy(ids)[None], k)
+        batch = torch.from_numpy(ids)[None]
+        cy, cx = poles(batch, *centres_of_mass(batch, k)[1:])
         present = set(np.unique(ids).tolist()) - {0}
         return {j: ((float(cy[0, j]) - 1.5) / 4, (float(cx[0, j]) - 1.5) / 4) for j in sorted(present)}
     sy, sx = 4 * ch / H, 4 * cw / W  # input pixels per photo pixel
