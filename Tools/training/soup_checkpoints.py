@@ -1,6 +1,8 @@
 """Averages the weights of several checkpoints of one variant ("model soup"): parameters and
-BatchNorm statistics, element-wise; integer buffers from the first. A source may be given more
-than once to weigh it more. Writes a best.pt-style file (weights under "ema") that
+BatchNorm statistics, element-wise; integer buffers, and tensors every source holds bit for bit
+(a frozen foreground network), from the first. A source may be given more than once to weigh it
+more. Writes a best.pt-style file (weights under "ema"; "sources" and each one's training
+"source_args" and "source_commits", which export_subject.py names in the provenance) that
 export_subject.py, eval_subject.py --checkpoint and train_subject.py --grow-from all read.
 
   .venv/bin/python Tools/training/soup_checkpoints.py OUT.pt A/best.pt A/best.pt B/last.pt:ema
@@ -24,6 +26,9 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/: liftpy/ and the job folders import from there
 
 
+from liftpy.repository import git_commit  # noqa: E402
+
+
 def folded_state(path):
     """The state dict of a SubjectNet holding an exported (BN-folded) file."""
     from conversion.export_subject import load_exported
@@ -37,13 +42,18 @@ def main():
     exported = [source.endswith(".safetensors") for source in sources]
     if any(exported) and not all(exported):
         sys.exit("mix of exported files and checkpoints: export the checkpoints first (see the docstring)")
-    dicts = []
+    dicts, args, commits = [], [], []
     for source in sources:
         if source.endswith(".safetensors"):
             dicts.append(folded_state(source))
+            args.append({})
+            commits.append("unknown")
             continue
         path, _, key = source.partition(":")
-        dicts.append(torch.load(path, map_location="cpu", weights_only=False)[key or "ema"])
+        checkpoint = torch.load(path, map_location="cpu", weights_only=False)
+        dicts.append(checkpoint[key or "ema"])
+        args.append(checkpoint.get("args", {}))
+        commits.append(checkpoint.get("commit", "unknown"))
     def network(d):
         return {name for name in d if not name.startswith("instance.")}
     if any(network(d) != network(dicts[0]) for d in dicts):
@@ -52,11 +62,12 @@ def main():
     for name in dict.fromkeys(name for d in dicts for name in d):
         holders = [d[name] for d in dicts if name in d]
         first = holders[0]
-        if first.is_floating_point():
+        if first.is_floating_point() and not all(torch.equal(first, t) for t in holders[1:]):
             soup[name] = (sum(t.float() for t in holders) / len(holders)).to(first.dtype)
         else:
-            soup[name] = first
-    torch.save({"ema": soup, "which": "soup", "sources": sources}, out)
+            soup[name] = first  # integers, and tensors all sources share (a frozen network), kept bit for bit
+    torch.save({"ema": soup, "which": "soup", "sources": sources, "source_args": args,
+                "source_commits": commits, "commit": git_commit()}, out)
     print(f"{out}: mean of {len(sources)} ({', '.join(sources)})")
 
 

@@ -8,6 +8,7 @@ map averaged with its mirror image's as `balanced` does: MAE, max-F (beta^2 = 0.
 of the map cut at 0.5 ("cut", within ~0.0005 of the shipped pipeline's MAE, which thresholds).
 Writes to --out (default Tools/checkpoints/subject/, or the folder of the --resume checkpoint; ignored by git):
   last.pt        full state (model, EMA, optimiser, step, schedule), every --ckpt-minutes
+  snapshots/     with --snapshot-every N: step-N.pt, the model's and the EMA's weights every N steps
   best.pt        the weights (model or EMA, whichever scored) with the lowest "cut" MAE
   log.jsonl      one line per epoch; train.log the console log
 
@@ -178,6 +179,9 @@ def main():
                     help="torch threads, or 'auto': 2 while the machine is otherwise idle, 1 while "
                          "other work keeps it busy (1-minute load average above 3.5)")
     ap.add_argument("--ckpt-minutes", type=float, default=10)
+    ap.add_argument("--snapshot-every", type=int, default=0,
+                    help="also keep the weights (model and EMA) every N steps in snapshots/step-N.pt, for "
+                         "averaging along the run (stochastic weight averaging: soup_checkpoints.py PATH:model)")
     ap.add_argument("--val-size", type=int, default=256)
     ap.add_argument("--val-every", type=int, default=0, help="also validate every N steps")
     ap.add_argument("--val-sets", default="duts",
@@ -642,6 +646,10 @@ def main():
                                  "val_sets": {n: r[which] for n, r in by_set.items()}, "commit": git_commit(),
                                  "args": vars(a)}, out / "best.pt")
                     log(f"new best ({which}): MAE of the cut map {best_cut_mae:.4f} (mean over {', '.join(by_set)})")
+        if a.snapshot_every and step % a.snapshot_every == 0:
+            (out / "snapshots").mkdir(exist_ok=True)
+            atomic_save({"model": model.state_dict(), "ema": ema.model.state_dict(), "step": step,
+                         "args": vars(a), "commit": git_commit()}, out / "snapshots" / f"step-{step}.pt")
         if time.time() - t_ckpt > a.ckpt_minutes * 60:
             atomic_save(state(step), out / "last.pt")
             t_ckpt = time.time()
