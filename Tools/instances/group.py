@@ -80,14 +80,14 @@ class GroupParams:
                              "(bias, peak, seam, spread[, support])")
 
 
-# The thresholds tuned for the shipped subject model's heads (Weights/subject.safetensors, run i39t in
-# Tools/TRAINING.md): predict.py --tune's best PQ a standard error inside the over-split bound, with
+# The thresholds tuned for the shipped subject model's heads (Weights/subject-instances.safetensors, soup
+# i39zk in Tools/TRAINING.md, the mean of runs i39t's and i39u's heads): predict.py --tune's best PQ a standard error inside the over-split bound, with
 # the split check fit_split_check.py --support --min-support 0 fitted on those heads (five weights: the
 # peaks' support weighed, no hard support test; with four, the three-cups photo lost a cup). Swift's
 # InstanceGrouping.Parameters.shipped holds the same; heads trained again are tuned and fitted again
 # and both change.
 SHIPPED = GroupParams(centre_threshold=0.25, boundary_threshold=None, min_piece=0.01, min_support=0.0,
-                      split_check=(4.9630, 0.9924, 0.6671, 1.3859, 0.2163), split_probability=0.6)
+                      split_check=(5.4557, 0.9252, 0.7895, 1.5885, 0.2669), split_probability=0.7)
 
 
 def peaks(centre: np.ndarray, threshold: float, nms: int, top_k: int) -> np.ndarray:
