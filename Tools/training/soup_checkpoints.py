@@ -66,6 +66,7 @@ def main():
             soup[name] = (sum(t.float() for t in holders) / len(holders)).to(first.dtype)
         else:
             soup[name] = first  # integers, and tensors all sources share (a frozen network), kept bit for bit
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
     torch.save({"ema": soup, "which": "soup", "sources": sources, "source_args": args,
                 "source_commits": commits, "commit": git_commit()}, out)
     print(f"{out}: mean of {len(sources)} ({', '.join(sources)})")
