@@ -24,8 +24,6 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/: liftpy/ and the job folders import from there
-
-
 from liftpy.repository import git_commit  # noqa: E402
 
 
