@@ -68,10 +68,10 @@ public enum InstanceGrouping {
         /// soup `i39zk` in `Tools/TRAINING.md`: the mean of runs `i39t`'s and `i39u`'s heads),
         /// `group.py`'s `SHIPPED`: centre 0.25, no boundary threshold, pieces under 1 % merged, no
         /// hard support test, and the split check fitted on those heads with the peaks' support as
-        /// its fifth input (`fit_split_check.py --support`) at probability 0.7. Chosen on the tuning set for the best panoptic quality a standard error
-        /// inside issue 39's over-split bound (the components' + 2 points). Heads trained again are
-        /// tuned and fitted again (`Tools/instances/predict.py --tune`, `fit_split_check.py`) and both
-        /// places change together.
+        /// its fifth input (`fit_split_check.py --support`) at probability 0.7. Chosen on the tuning
+        /// set for the best panoptic quality a standard error inside issue 39's over-split bound (the
+        /// components' + 2 points). Heads trained again are tuned and fitted again
+        /// (`Tools/instances/predict.py --tune`, `fit_split_check.py`) and both places change together.
         public static let shipped = Parameters(
             centreThreshold: 0.25, minimumPiece: 0.01, boundaryThreshold: nil, minimumSupport: 0,
             splitCheck: SplitCheck(bias: 5.4557, peak: 0.9252, seam: 0.7895, spread: 1.5885, support: 0.2669, probability: 0.7))
