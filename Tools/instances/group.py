@@ -81,7 +81,8 @@ class GroupParams:
 
 
 # The thresholds tuned for the shipped subject model's heads (Weights/subject-instances.safetensors, soup
-# i39zk in Tools/TRAINING.md, the mean of runs i39t's and i39u's heads): predict.py --tune's best PQ a standard error inside the over-split bound, with
+# i39zk in Tools/TRAINING.md, the mean of runs i39t's and i39u's heads): predict.py --tune's best PQ a
+# standard error inside the over-split bound, with
 # the split check fit_split_check.py --support --min-support 0 fitted on those heads (five weights: the
 # peaks' support weighed, no hard support test; with four, the three-cups photo lost a cup). Swift's
 # InstanceGrouping.Parameters.shipped holds the same; heads trained again are tuned and fitted again

@@ -1,6 +1,6 @@
 """Averages the weights of several checkpoints of one variant ("model soup"): parameters and
-BatchNorm statistics, element-wise; integer buffers, and tensors every source holds bit for bit
-(a frozen foreground network), from the first. A source may be given more than once to weigh it
+BatchNorm statistics, element-wise; integer buffers, and tensors equal in every source (a frozen
+foreground network), from the first, so their bytes (signed zeros included) stay the first's. A source may be given more than once to weigh it
 more. Writes a best.pt-style file (weights under "ema"; "sources" and each one's training
 "source_args" and "source_commits", which export_subject.py names in the provenance) that
 export_subject.py, eval_subject.py --checkpoint and train_subject.py --grow-from all read.
@@ -63,7 +63,7 @@ def main():
         if first.is_floating_point() and not all(torch.equal(first, t) for t in holders[1:]):
             soup[name] = (sum(t.float() for t in holders) / len(holders)).to(first.dtype)
         else:
-            soup[name] = first  # integers, and tensors all sources share (a frozen network), kept bit for bit
+            soup[name] = first  # integers, and tensors equal in all sources (a frozen network): the first's bytes
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     torch.save({"ema": soup, "which": "soup", "sources": sources, "source_args": args,
                 "source_commits": commits, "commit": git_commit()}, out)
