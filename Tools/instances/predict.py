@@ -79,10 +79,12 @@ def load_model(path, which):
 def infer(model, photos, size=256, mirror=True, batch=16):
     """The network's maps for RGB uint8 photos: dict of float16 arrays, fg (N, size, size)
     probability, and with instance heads centre (N, hc, wc) and boundary probabilities and offset
-    (N, 2, hc, wc) in model pixels."""
+    (N, 2, hc, wc) in model pixels, and with an affinity branch its probabilities (N, C, hc, wc),
+    channel c for the cell pair (i, j), (i + dy, j + dx) of InstanceHeads.AFFINITY_OFFSETS[c]."""
     import torch
+    from liftpy.subject_model import InstanceHeads
     heads = model.instance is not None
-    out = {k: [] for k in (("fg", "centre", "offset", "boundary") if heads else ("fg",))}
+    out = {k: [] for k in (("fg", "centre", "offset", "boundary", "affinity") if heads else ("fg",))}
 
     def run(xt):
         if not heads:
@@ -91,7 +93,25 @@ def infer(model, photos, size=256, mirror=True, batch=16):
         r = {"fg": torch.sigmoid(fg)[:, 0], "centre": torch.sigmoid(inst["centre"])[:, 0], "offset": inst["offset"]}
         if "boundary" in inst:
             r["boundary"] = torch.sigmoid(inst["boundary"])[:, 0]
+        if "affinity" in inst:
+            r["affinity"] = torch.sigmoid(inst["affinity"])
         return r
+
+    def mirrored_back(k, v):
+        """A mirrored pass's map `v` in the photo's frame: flipped, offsets' dx negated, and a
+        horizontal pair (j', j' + dx) of the mirror, which is (j - dx, j) of the photo, moved to
+        cell j - dx."""
+        back = v.flip(-1)
+        if k == "offset":
+            back = back * torch.tensor([1.0, -1.0]).view(1, 2, 1, 1)
+        if k == "affinity":
+            back = back.clone()
+            for c, (dy, dx) in enumerate(InstanceHeads.AFFINITY_OFFSETS):
+                if dx and dy:
+                    raise ValueError("a diagonal affinity pair has no mirrored twin channel")
+                if dx:
+                    back[:, c, :, :-dx] = back[:, c, :, dx:].clone()
+        return back
 
     with torch.no_grad():
         for i in range(0, len(photos), batch):
@@ -101,15 +121,13 @@ def infer(model, photos, size=256, mirror=True, batch=16):
             if mirror:
                 m = run(xt.flip(3).contiguous(memory_format=torch.channels_last))
                 for k in r:
-                    back = m[k].flip(-1)
-                    if k == "offset":
-                        back = back * torch.tensor([1.0, -1.0]).view(1, 2, 1, 1)
-                    r[k] = (r[k] + back) / 2
+                    r[k] = (r[k] + mirrored_back(k, m[k])) / 2
             for k, v in r.items():
                 if k in out:
                     out[k].append(v.numpy().astype(np.float16))
-    if heads and not out["boundary"]:
-        del out["boundary"]
+    for k in ("boundary", "affinity"):
+        if heads and not out[k]:
+            del out[k]
     return {k: np.concatenate(v) for k, v in out.items()}
 
 

@@ -182,7 +182,7 @@ class SubjectNet(nn.Module):
     WIDTHS = (24, 32, 48, 64, 96)  # decoder outputs at /2, /4, /8, /16; context at /32
 
     def __init__(self, variant="s", instance_heads=False, boundary_head=True, instance_context=False,
-                 instance_fine=False, instance_context_width=64, instance_private=False):
+                 instance_fine=False, instance_context_width=64, instance_private=False, instance_affinity=False):
         super().__init__()
         spec = VARIANTS[variant]
         self.variant = variant
@@ -208,7 +208,8 @@ class SubjectNet(nn.Module):
         # instance_fine / instance_context_width: InstanceHeads' `fine` (the encoder's /4 map too,
         # its width) and `context_width`.
         self.instance = (InstanceHeads(w[1], boundary=boundary_head, context=widths, source=source or "decoder",
-                                       fine=skip[1] if instance_fine else None, context_width=instance_context_width)
+                                       fine=skip[1] if instance_fine else None, context_width=instance_context_width,
+                                       affinity=instance_affinity)
                          if instance_heads else None)
         # instance_private (train_subject.py --instance-private): the heads read /8, /16,
         # /32 maps from a trainable copy of the encoder's blocks past /4 (`instance.private.*`),
@@ -280,6 +281,12 @@ class InstanceHeads(nn.Module):
                 instance's centre, in pixels of the network input (2 ch); the projection is scaled
                 by OFFSET_SCALE so that a unit of its output is tens of pixels
       boundary  logits of the touching-boundary map (1 ch; absent when built without it)
+      affinity  logits that cell (i, j) and cell (i + dy, j + dx) belong to the same instance, one
+                channel per (dy, dx) of AFFINITY_OFFSETS (in cells; present only when built with
+                `affinity`, train_subject.py --affinity-head): short and long-range pair cues that
+                need no centre peak per object, for overlaps whose hidden object gets none; the
+                branch has a trunk of its own (`affinity_trunk`, seeded from `trunk` by
+                train_subject.py), so it can learn while every other head stays as it is
     All layers are conv2d / BatchNorm / ReLU, so they fold and export like the rest; ~50 M
     multiply-accumulates at 256², ~5 % of variant e0 (0.121 GFLOP). With `context` (train_subject.py
     --instance-context) they also read the decoder's /8, /16 and /32 maps through a light instance
@@ -287,8 +294,12 @@ class InstanceHeads(nn.Module):
 
     OFFSET_SCALE = 32.0
     CENTRE_BIAS, BOUNDARY_BIAS = -4.0, -3.0  # start at probabilities ~0.02 / ~0.05, the targets' rarity
+    # (dy, dx) in /4 cells of the affinity channels: right and down at 1, 3 and 8 cells (4, 12, 32 px at 256²)
+    AFFINITY_OFFSETS = ((0, 1), (1, 0), (0, 3), (3, 0), (0, 8), (8, 0))
+    AFFINITY_BIAS = 2.0  # most pairs of foreground cells share their instance
 
-    def __init__(self, cin=32, mid=32, boundary=True, context=None, source="decoder", fine=None, context_width=64):
+    def __init__(self, cin=32, mid=32, boundary=True, context=None, source="decoder", fine=None, context_width=64,
+                 affinity=False):
         super().__init__()
         # context: the widths (/8, /16, /32) of the decoder's coarser maps for a light instance
         # decoder (Panoptic-DeepLab gives instances a decoder of their own): at /16 a 1x1 mix of the
@@ -316,8 +327,8 @@ class InstanceHeads(nn.Module):
             setattr(self, self._ctx + ("4f" if fine else "4"), ConvBNAct(cin + w8 + (fine or 0), mid, 1))
             cin = mid
         self.trunk = ConvBNAct(cin, mid, 3)
-        names = ("centre", "offset") + (("boundary",) if boundary else ())
-        outs = {"centre": 1, "offset": 2, "boundary": 1}
+        names = ("centre", "offset") + (("boundary",) if boundary else ()) + (("affinity",) if affinity else ())
+        outs = {"centre": 1, "offset": 2, "boundary": 1, "affinity": len(self.AFFINITY_OFFSETS)}
         self.branches = nn.ModuleDict({n: nn.Sequential(ConvBNAct(mid, mid, 5, groups=mid), ConvBNAct(mid, mid, 1),
                                                         nn.Conv2d(mid, outs[n], 1)) for n in names})
         with torch.no_grad():
@@ -326,6 +337,9 @@ class InstanceHeads(nn.Module):
             self.branches["offset"][-1].bias.zero_()
             if boundary:
                 self.branches["boundary"][-1].bias.fill_(self.BOUNDARY_BIAS)
+            if affinity:
+                self.branches["affinity"][-1].bias.fill_(self.AFFINITY_BIAS)
+        self.affinity_trunk = ConvBNAct(cin, mid, 3) if affinity else None
 
     def forward(self, feats):
         """feats: SubjectNet.forward_features's maps (the decoder's /4, /8, /16, /32-context, the
@@ -350,7 +364,7 @@ class InstanceHeads(nn.Module):
             fine = (feats[7],) if self.fine else ()  # the encoder's /4 map
             d4 = getattr(self, self._ctx + ("4f" if self.fine else "4"))(torch.cat([d4, up(i8, d4), *fine], dim=1))
         t = self.trunk(d4)
-        out = {n: b(t) for n, b in self.branches.items()}
+        out = {n: b(self.affinity_trunk(d4) if n == "affinity" else t) for n, b in self.branches.items()}
         out["offset"] = out["offset"] * self.OFFSET_SCALE
         return out
 
@@ -460,11 +474,12 @@ def net_for(state: dict) -> SubjectNet:
                       instance_context="encoder" if ctx == "ectx" else any(k.startswith("instance.ctx16.") for k in state),
                       instance_fine=any(k.startswith(f"instance.{ctx}4f.") for k in state),
                       instance_context_width=64 if mix16 is None else tuple(getattr(mix16, "shape", mix16))[0],
-                      instance_private=any(k.startswith("instance.private.") for k in state))
+                      instance_private=any(k.startswith("instance.private.") for k in state),
+                      instance_affinity=any(k.startswith("instance.branches.affinity.") for k in state))
 
 
 def with_instance_heads(model: SubjectNet, boundary=True, seed=0, context=False, fine=False,
-                        context_width=64, private=False) -> tuple[SubjectNet, list]:
+                        context_width=64, private=False, affinity=False) -> tuple[SubjectNet, list]:
     """A copy of `model` with fresh instance heads (their random initialisation seeded by `seed`):
     every tensor of `model` is loaded with strict=False, and only the heads' keys may be missing.
     With `private` the heads' encoder copy is then seeded from the loaded encoder
@@ -473,7 +488,8 @@ def with_instance_heads(model: SubjectNet, boundary=True, seed=0, context=False,
     with torch.random.fork_rng():
         torch.manual_seed(seed)
         big = SubjectNet(model.variant, instance_heads=True, boundary_head=boundary, instance_context=context,
-                         instance_fine=fine, instance_context_width=context_width, instance_private=private)
+                         instance_fine=fine, instance_context_width=context_width, instance_private=private,
+                         instance_affinity=affinity)
     missing, unexpected = big.load_state_dict(model.state_dict(), strict=False)
     if unexpected or any(not k.startswith("instance.") for k in missing):
         raise ValueError(f"instance heads: unexpected keys {unexpected}, missing outside the heads "

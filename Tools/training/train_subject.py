@@ -67,7 +67,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/: liftpy/ 
 from evaluation.eval_subject import cut_mae, predict_torch, sod_metrics  # noqa: E402
 from liftpy.duts_data import VAL_SETS, Joined, TrainBatches, blend_targets, load_split  # noqa: E402
 from liftpy.repository import git_commit  # noqa: E402
-from liftpy.subject_model import SubjectNet, count_macs, grow, net_for, variant_of, with_instance_heads  # noqa: E402
+from liftpy.subject_model import (InstanceHeads, SubjectNet, count_macs, grow, net_for, variant_of,  # noqa: E402
+                                  with_instance_heads)
 from training.teacher_maps import load_teacher  # noqa: E402
 from training.training_recipe import (EMA, background_only, calibrate_from_export, instance_loss,  # noqa: E402
                                       instance_targets, loss_fn, lr_at, param_groups, reexpress_batchnorms,
@@ -84,7 +85,7 @@ RECIPE_ARGS = ("size", "batch", "wd", "ema", "zoom_out_p", "zoom_canvas", "crop_
                "instance_fine", "instance_context_width", "instance_private",
                "centre_loss", "teacher", "distill_weight", "synth_fg_weight", "log_every", "synth_photo_p",
                "synth_relations", "photo_heads", "photo_weight", "compact_solidity", "synth_photo_paste_p",
-               "centre_target",
+               "centre_target", "affinity_head", "affinity_weight", "affinity_only",
                "ema_ramp_heads", "init", "init_heads", "person_init", "imagenet_init", "grow_from", "variant")  # the last six: where the run began
 
 
@@ -192,6 +193,13 @@ def main():
                     help="add the instance heads (centre, offset, boundary at /4; issue 39) and train them "
                          "on --synth-share of each batch")
     ap.add_argument("--no-boundary-head", action="store_true", help="--instance-heads without the boundary map")
+    ap.add_argument("--affinity-head", action="store_true",
+                    help="--instance-heads with the affinity branch too (InstanceHeads' `affinity`: same-instance "
+                         "logits of cell pairs; with --init-heads it starts fresh beside the loaded heads)")
+    ap.add_argument("--affinity-weight", type=float, default=1.0, help="the affinity term's weight (affinity_loss)")
+    ap.add_argument("--affinity-only", action="store_true",
+                    help="with --affinity-head, --init-heads and --freeze-foreground: only the affinity branch and "
+                         "its trunk learn; every other head stays bit for bit as loaded (eval mode)")
     ap.add_argument("--synth-share", type=float, default=0.0,
                     help="share of each batch made by Tools/instances/synth.py (touching composites and "
                          "untouched photos; the rest stays DUTS views); needed by --instance-heads")
@@ -381,7 +389,8 @@ def main():
         if a.instance_heads:  # after the calibration, which measures the foreground network only
             model, fresh = with_instance_heads(model, boundary=not a.no_boundary_head, seed=a.seed,
                                                context=a.instance_context, fine=a.instance_fine,
-                                               context_width=a.instance_context_width, private=a.instance_private)
+                                               context_width=a.instance_context_width, private=a.instance_private,
+                                               affinity=a.affinity_head)
             log(f"instance heads: {len(fresh)} tensors initialised fresh (seed {a.seed}), loaded with "
                 f"strict=False for just these keys ({fresh[0]} ... {fresh[-1]}); every other tensor as above")
             if a.centre_loss == "focal":  # CenterNet's prior: -log((1 - 0.1) / 0.1)
@@ -396,11 +405,19 @@ def main():
                     ema = torch.load(a.init_heads, map_location="cpu", weights_only=False)["ema"]
                     heads = {k.removeprefix("instance."): v for k, v in ema.items() if k.startswith("instance.")}
                 missing, unexpected = model.instance.load_state_dict(heads, strict=False)
+                missing = [k for k in missing
+                           if not (a.affinity_head and k.startswith(("branches.affinity.", "affinity_trunk.")))]
                 if unexpected or any(not k.startswith("private.") for k in missing):
                     sys.exit(f"--init-heads {a.init_heads}: its heads do not fit these (unexpected {unexpected}, "
                              f"missing {[k for k in missing if not k.startswith('private.')]})")
                 log(f"instance heads: {len(heads)} tensors from {a.init_heads} instead"
                     + (f"; the private encoder copy ({len(missing)} tensors) as seeded" if missing else ""))
+                if a.affinity_head:  # the affinity branch's own trunk starts as the loaded trunk
+                    model.instance.affinity_trunk.load_state_dict(model.instance.trunk.state_dict())
+    if a.affinity_only and not (a.affinity_head and a.init_heads and a.freeze_foreground):
+        sys.exit("--affinity-only trains a new affinity branch beside loaded heads: give --affinity-head, "
+                 "--init-heads and --freeze-foreground")
+    affinity = InstanceHeads.AFFINITY_OFFSETS if a.affinity_head else None  # instance_targets' pair offsets
     if a.centre_weight is None:  # (a --resume's checkpoint has it: 200 in runs from before --centre-loss)
         a.centre_weight = 1.0 if a.centre_loss == "focal" else 200.0
     model = model.to(memory_format=torch.channels_last)
@@ -414,8 +431,9 @@ def main():
         log(f"teacher: {a.teacher} (variant {teacher.variant}, frozen, eval mode), its foreground probabilities "
             f"on every sample x {a.distill_weight}; the recipe's loss on synthetic composites x {a.synth_fg_weight}")
     if frozen:  # nothing outside the heads needs or gets a gradient; AdamW sees the heads only
+        learns = (("instance.affinity_trunk.", "instance.branches.affinity.") if a.affinity_only else ("instance.",))
         for name, p in model.named_parameters():
-            p.requires_grad_(name.startswith("instance."))
+            p.requires_grad_(name.startswith(learns))
     # frozen: the heads are fresh, so the EMA ramps up (it copies the frozen tensors, which leaves
     # them bit for bit as they are)
     ema = EMA(model, a.ema, ramp=frozen or not (a.grow_from or a.init),
@@ -439,6 +457,7 @@ def main():
     heads = ""
     if model.instance is not None:
         probe = SubjectNet(a.variant, instance_heads=True, boundary_head=not a.no_boundary_head,
+                           instance_affinity=a.affinity_head,
                            instance_context=a.instance_context, instance_fine=a.instance_fine,
                            instance_context_width=a.instance_context_width, instance_private=a.instance_private)
         heads = f" + {2 * (count_macs(probe, a.size, instances=True) - count_macs(probe, a.size)) / 1e9:.3f} for the instance heads"
@@ -472,7 +491,8 @@ def main():
         calib = SynthInstances(seed=a.seed + 1, size=a.size, bank=bank, photo_p=a.synth_photo_p,
                                relation_p=a.synth_relations, photo_paste_p=a.synth_photo_paste_p)
         bns = [m for n, m in model.instance.named_modules()
-               if isinstance(m, nn.BatchNorm2d) and not n.startswith("private.")]
+               if isinstance(m, nn.BatchNorm2d) and not n.startswith("private.")
+               and (not a.affinity_only or n.startswith(("affinity_trunk.", "branches.affinity.")))]
         model.eval()
         views = (torch.stack([torch.from_numpy(calib[i]["image"]) for i in range(j * 16, j * 16 + 16)])
                  .float().div(255).permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
@@ -491,6 +511,10 @@ def main():
             for name, child in model.named_children():
                 if name != "instance":
                     child.eval()
+        if a.affinity_only:  # so do the loaded heads
+            model.instance.eval()
+            model.instance.affinity_trunk.train()
+            model.instance.branches["affinity"].train()
 
     @torch.no_grad()
     def synth_val(m):
@@ -504,8 +528,9 @@ def main():
             bnd = torch.stack([torch.from_numpy(s["boundary"]) for s in part])
             _, inst = m.forward_instances(xv.contiguous(memory_format=torch.channels_last))
             tgt = instance_targets(ids, bnd, stride=xv.shape[2] // inst["centre"].shape[2],
-                                   peaks=a.centre_loss == "focal", centre=a.centre_target)
-            _, terms = instance_loss(inst, tgt, a.centre_weight, a.offset_weight, a.boundary_weight, a.centre_loss)
+                                   peaks=a.centre_loss == "focal", centre=a.centre_target, affinity=affinity)
+            _, terms = instance_loss(inst, tgt, a.centre_weight, a.offset_weight, a.boundary_weight, a.centre_loss,
+                                    a.affinity_weight)
             for k, v in terms.items():
                 sums[k] = sums.get(k, 0.0) + v * len(part)
             n += len(part)
@@ -557,19 +582,20 @@ def main():
                 _, feats = model.forward_features(xt)
             inst = model.instance(feats)
             target = instance_targets(b["ids"], b["boundary"], stride=xt.shape[2] // inst["centre"].shape[2],
-                                      peaks=a.centre_loss == "focal", centre=a.centre_target)
+                                      peaks=a.centre_loss == "focal", centre=a.centre_target, affinity=affinity)
             target = photo_targets(target, b, a)
             loss, terms = instance_loss(inst, target, a.centre_weight, a.offset_weight, a.boundary_weight,
-                                        a.centre_loss)
+                                        a.centre_loss, a.affinity_weight)
             for k, v in terms.items():
                 inst_win[k] = inst_win.get(k, 0.0) + v
         elif model.instance is not None:
             outputs, inst = model.forward_instances(xt)
             target = instance_targets(b["ids"], b["boundary"], stride=xt.shape[2] // inst["centre"].shape[2],
-                                      peaks=a.centre_loss == "focal", centre=a.centre_target)
+                                      peaks=a.centre_loss == "focal", centre=a.centre_target, affinity=affinity)
             target = photo_targets(target, b, a)
             inst_total, terms = instance_loss({k: v[-n_synth:] for k, v in inst.items()}, target,
-                                              a.centre_weight, a.offset_weight, a.boundary_weight, a.centre_loss)
+                                              a.centre_weight, a.offset_weight, a.boundary_weight, a.centre_loss,
+                                              a.affinity_weight)
             fg_loss = foreground_loss(outputs, yt, b)
             loss = fg_loss + inst_total
             for k, v in ({"foreground": float(fg_loss.detach())} | terms).items():

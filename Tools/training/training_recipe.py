@@ -92,7 +92,7 @@ def poles(ids, my, mx):
     return torch.from_numpy(cy), torch.from_numpy(cx)
 
 
-def instance_targets(ids, boundary, stride=4, sigma=4.0, peaks=False, centre="mass"):
+def instance_targets(ids, boundary, stride=4, sigma=4.0, peaks=False, centre="mass", affinity=None):
     """Panoptic-DeepLab targets at the instance heads' stride (subject_model.InstanceHeads), made
     from full-resolution instance ids (N, H, W) (0 background, 1..K; Tools/instances/synth.py's
     `ids`) and its touching-boundary map (N, H, W) (`boundary`, r = 2 px at H). Cell (i, j) of
@@ -109,7 +109,8 @@ def instance_targets(ids, boundary, stride=4, sigma=4.0, peaks=False, centre="ma
     instance's centre is set to exactly 1 (the Gaussian's own maximum on the grid is below 1 unless
     the centre falls on a cell's position; every other cell stays below 1, >= 2 px from the centre),
     and `peak` (NCHW, 1 on those cells) is returned too: one cell per instance, fewer only where two
-    instances' centres share their nearest cell."""
+    instances' centres share their nearest cell. With `affinity` ((dy, dx) cell offsets,
+    InstanceHeads.AFFINITY_OFFSETS) also `affinity_targets`' `affinity` and `affinity_weight`."""
     n, h, w = ids.shape
     ids = ids.long()
     k = int(ids.max()) + 1
@@ -132,6 +133,8 @@ def instance_targets(ids, boundary, stride=4, sigma=4.0, peaks=False, centre="ma
     offset = torch.cat([dy, dx], dim=1) * weight
     bound = F.max_pool2d(boundary.float().unsqueeze(1), stride)
     out = {"centre": centre, "offset": offset, "weight": weight, "boundary": bound}
+    if affinity:
+        out["affinity"], out["affinity_weight"] = affinity_targets(cell_ids, affinity)
     if peaks:
         # the nearest cell: position stride * i + (stride - 1) / 2 closest to the centre
         iy = ((cy[:, 1:] - (stride - 1) / 2) / stride).round().clamp(0, hs - 1).long()
@@ -142,6 +145,36 @@ def instance_targets(ids, boundary, stride=4, sigma=4.0, peaks=False, centre="ma
         out["centre"] = torch.maximum(centre, peak)
         out["peak"] = peak
     return out
+
+
+def affinity_targets(cell_ids, offsets):
+    """Pair targets on the /stride grid's cell ids (N, hs, ws) (0 background): for each (dy, dx) of
+    `offsets` a channel whose cell (i, j) is 1 when it and cell (i + dy, j + dx) are the same
+    instance, 0 when they are two instances; weighted 1 only where both cells are instances (a pair
+    off the grid or touching the background counts in no loss). Returns (target, weight), each
+    (N, len(offsets), hs, ws) float."""
+    n, hs, ws = cell_ids.shape
+    target = torch.zeros(n, len(offsets), hs, ws)
+    weight = torch.zeros(n, len(offsets), hs, ws)
+    for c, (dy, dx) in enumerate(offsets):
+        a, b = cell_ids[:, :hs - dy, :ws - dx], cell_ids[:, dy:, dx:]
+        both = (a > 0) & (b > 0)
+        target[:, c, :hs - dy, :ws - dx] = ((a == b) & both).float()
+        weight[:, c, :hs - dy, :ws - dx] = both.float()
+    return target, weight
+
+
+def affinity_loss(logits, target, weight):
+    """BCE of affinity logits against `affinity_targets`, the two classes balanced: the mean over
+    weighted same-instance pairs and the mean over weighted two-instance pairs, averaged (the first
+    alone when a batch has no two-instance pair), so the rare seams count as much as object
+    interiors."""
+    bce = F.binary_cross_entropy_with_logits(logits, target, reduction="none") * weight
+    pos, neg = weight * target, weight * (1 - target)
+    mean_pos = (bce * target).sum() / pos.sum().clamp_min(1)
+    if neg.sum() == 0:
+        return mean_pos
+    return (mean_pos + (bce * (1 - target)).sum() / neg.sum()) / 2
 
 
 def background_only(target, photo, margin=1, keep=0.0):
@@ -163,6 +196,8 @@ def background_only(target, photo, margin=1, keep=0.0):
     if "peak" in target:
         out["peak"] = target["peak"] * scale
         out["centre"] = target["centre"] * (scale > 0)
+    if "affinity_weight" in target:
+        out["affinity_weight"] = target["affinity_weight"] * scale
     return out
 
 
@@ -180,11 +215,13 @@ def centre_focal_loss(logits, target, peak, alpha=2.0, beta=4.0, eps=1e-4, ignor
     return (pos + neg) / peak.sum().clamp_min(1)
 
 
-def instance_loss(pred, target, centre_weight=200.0, offset_weight=0.01, boundary_weight=1.0, centre_loss="mse"):
+def instance_loss(pred, target, centre_weight=200.0, offset_weight=0.01, boundary_weight=1.0, centre_loss="mse",
+                  affinity_weight=1.0):
     """Panoptic-DeepLab's losses on the instance heads' outputs (subject_model.InstanceHeads) against
     `instance_targets`: MSE of the sigmoid centre heatmap over all cells x `centre_weight`, L1 of
     the offsets in input pixels (|dy| + |dx|) averaged over instance cells x `offset_weight`, and
-    BCE of the boundary map (when the heads have one) x `boundary_weight`. Returns (total, {name:
+    BCE of the boundary map (when the heads have one) x `boundary_weight`, and `affinity_loss` (when
+    the heads have affinities; targets made with `affinity`) x `affinity_weight`. Returns (total, {name:
     unweighted term}). `centre_loss` "focal": the centre term is `centre_focal_loss` (targets made
     with peaks=True), named `centre_focal`, and `centre_at_peaks` (not in the total) is the mean
     predicted probability on the peak cells."""
@@ -208,6 +245,9 @@ def instance_loss(pred, target, centre_weight=200.0, offset_weight=0.01, boundar
         else:
             terms["boundary"] = F.binary_cross_entropy_with_logits(pred["boundary"], target["boundary"])
         weights["boundary"] = boundary_weight
+    if "affinity" in pred:
+        terms["affinity"] = affinity_loss(pred["affinity"], target["affinity"], target["affinity_weight"])
+        weights["affinity"] = affinity_weight
     total = sum(weights[n] * t for n, t in terms.items())
     logged = {n: float(t.detach()) for n, t in terms.items()}
     if centre_loss == "focal":
