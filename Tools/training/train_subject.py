@@ -85,7 +85,7 @@ RECIPE_ARGS = ("size", "batch", "wd", "ema", "zoom_out_p", "zoom_canvas", "crop_
                "instance_fine", "instance_context_width", "instance_private",
                "centre_loss", "teacher", "distill_weight", "synth_fg_weight", "log_every", "synth_photo_p",
                "synth_relations", "photo_heads", "photo_weight", "compact_solidity", "synth_photo_paste_p",
-               "centre_target", "affinity_head", "affinity_weight", "affinity_only",
+               "centre_target", "affinity_head", "affinity_weight", "affinity_only", "affinity_photo_weight",
                "ema_ramp_heads", "init", "init_heads", "person_init", "imagenet_init", "grow_from", "variant")  # the last six: where the run began
 
 
@@ -118,10 +118,14 @@ def to_tensors(x, y):
 def photo_targets(target, batch, a):
     """The instance targets of a synthetic batch as `--photo-heads` says: unchanged (all), or with
     the untouched photos' objects left out (background), or only those whose region is less solid
-    than `--compact-solidity` left out (compact)."""
+    than `--compact-solidity` left out (compact); the untouched photos' affinity pairs weighted by
+    `--affinity-photo-weight`."""
+    photo = batch["composite"] == 0
+    if "affinity_weight" in target and a.affinity_photo_weight != 1.0:
+        scale = 1 + (a.affinity_photo_weight - 1) * photo.float().view(-1, 1, 1, 1)
+        target = dict(target, affinity_weight=target["affinity_weight"] * scale)
     if a.photo_heads == "all":
         return target
-    photo = batch["composite"] == 0
     if a.photo_heads == "compact":
         photo = photo & (batch["solidity"] < a.compact_solidity)
     return background_only(target, photo, keep=a.photo_weight)
@@ -197,6 +201,9 @@ def main():
                     help="--instance-heads with the affinity branch too (InstanceHeads' `affinity`: same-instance "
                          "logits of cell pairs; with --init-heads it starts fresh beside the loaded heads)")
     ap.add_argument("--affinity-weight", type=float, default=1.0, help="the affinity term's weight (affinity_loss)")
+    ap.add_argument("--affinity-photo-weight", type=float, default=1.0,
+                    help="the untouched photos' affinity pairs weigh this much more than the composites' in "
+                         "affinity_loss's same-instance mean (real objects whose parts differ in look are one)")
     ap.add_argument("--affinity-only", action="store_true",
                     help="with --affinity-head, --init-heads and --freeze-foreground: only the affinity branch and "
                          "its trunk learn; every other head stays bit for bit as loaded (eval mode)")
