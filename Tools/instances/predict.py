@@ -21,9 +21,9 @@ which were fitted for the shipped heads: for other heads give `--split-check non
 the check) or the weights fit_split_check.py prints for them.
 
 Files, under --out (default Tools/instances/.work/pred/NAME, NAME from the checkpoint's folder):
-  raw-SET.npz                   the network's maps (fg at --size, centre / offset / boundary at /4,
-                                float16) for the set (eval or tune), real-duts and real-ecssd; --regroup
-                                reuses them
+  raw-SET.npz                   the network's maps (fg at --size, centre / offset / boundary and any
+                                affinity at /4, float16) for the set (eval or tune), real-duts and
+                                real-ecssd; --regroup reuses them (group.py reads no affinity yet)
   heads/set/NNNN.png, heads/real/{duts,ecssd}/KEY.png, the same under cc/: 8-bit or 16-bit label PNGs
   heads.json, cc.json           eval_instances.py's figures (it prints the tables)
   tune.json                     --tune: every setting's figures on the tuning set

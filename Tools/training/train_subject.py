@@ -38,6 +38,9 @@ Instance heads (issue 39, off by default; Tools/TRAINING.md "Next: instance head
   synthetic samples at each validation. --instance-context gives the heads the decoder's /8, /16
   and /32 maps too (subject_model.InstanceHeads, context); --instance-context encoder the encoder's;
   --instance-fine adds the encoder's /4 map, --instance-context-width widens that instance decoder.
+  --affinity-head adds the affinity branch (same-instance probabilities of cell pairs,
+  InstanceHeads.AFFINITY_OFFSETS; training_recipe.affinity_loss x --affinity-weight); with
+  --affinity-only only it learns, beside --init-heads' heads kept bit for bit (run i46a).
 Distillation (off by default): --distill D trains on (1 - D) mask + D teacher, the teacher being
   what `accurate` combines before refinement (Tools/training/teacher_maps.py writes it per split).
 Issue 39, joint training that holds the foreground (all off by default; Tools/TRAINING.md):
