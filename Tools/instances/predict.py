@@ -185,6 +185,37 @@ def tune_photos(count, items):
     return out
 
 
+def tuning_figures(items, names, maps, photos, photo_maps, review):
+    """How `tune` judges one setting's label maps: `maps` of the tuning set's images (`names`, in
+    `items`' read_set form) and `photo_maps` of `photos` ([(key, photo, bool ground truth)]).
+    Returns (summary of all images, of the composites, over-split of the single photos, split of
+    the several-object ones, how many photos the over-split counts, {relation: the composites'
+    split of that relation}); the photos `review` ({("extra", key): "one", N or None}) lists as
+    several objects or unclear are left out of the first and the third."""
+    gts = {e["name"]: (e, gt, pairs) for e, gt, pairs in items}
+    recs, several = [], []
+    for n, m in zip(names, maps):
+        e, gt, pairs = gts[n]
+        v = review.get(("extra", e["sources"]["photo"]), "one") if e["stratum"]["objects"] == "photo" else "one"
+        if v == "one":
+            recs.append((e["stratum"], score_image(gt, m, pairs)))
+        elif v is not None:
+            several.append(object_segments(gt > 0, m)[1] >= 2)
+    over = [r["n_pred"] >= 2 for st, r in recs if st["objects"] == "photo"]
+    for (key, _, gt), m in zip(photos, photo_maps):
+        v = review.get(("extra", key), "one")
+        if v == "one":
+            over.append(oversplit(gt, m)[0])
+        elif v is not None:
+            several.append(object_segments(gt, m)[1] >= 2)
+    composites = [(st, r) for st, r in recs if st["objects"] != "photo"]
+    by_relation = {rel: summarise([r for st, r in composites if st["relation"] == rel])["split"]
+                   for rel in sorted({st["relation"] for st, _ in composites})}
+    return (summarise([r for _, r in recs]), summarise([r for _, r in composites]),
+            float(np.mean(over)) if over else float("nan"), float(np.mean(several)) if several else float("nan"),
+            len(over), by_relation)
+
+
 def tune(raw, names, sizes, items, base: GroupParams, out: Path, photos=(), photos_raw=None, photos_sizes=(),
          review=None):
     """Grid over TUNE_GRID (SPLIT_CHECK_GRID when `base` has a split check) on the tuning set: PQ over
@@ -198,7 +229,6 @@ def tune(raw, names, sizes, items, base: GroupParams, out: Path, photos=(), phot
     if base.split_check is not None and len(base.split_check) == 5:  # the support weighed, not thresholded
         grid = grid | {"min_support": (0.0,)}
     print(f"split check: {base.split_check or 'none'}", flush=True)
-    gts = {e["name"]: (e, gt, pairs) for e, gt, pairs in items}
     review = review or {}
 
     def verdict(e):
@@ -206,25 +236,7 @@ def tune(raw, names, sizes, items, base: GroupParams, out: Path, photos=(), phot
         return review.get(("extra", e["sources"]["photo"]), "one") if e["stratum"]["objects"] == "photo" else "one"
 
     def evaluate(maps, photo_maps):
-        """(summary of all images, of the composites, over-split of the single photos, split of the
-        several-object ones): photos the review lists are left out of the first and the third."""
-        recs, several = [], []
-        for n, m in zip(names, maps):
-            e, gt, pairs = gts[n]
-            v = verdict(e)
-            if v == "one":
-                recs.append((e["stratum"]["objects"], score_image(gt, m, pairs)))
-            elif v is not None:
-                several.append(object_segments(gt > 0, m)[1] >= 2)
-        over = [r["n_pred"] >= 2 for o, r in recs if o == "photo"]
-        for (key, _, gt), m in zip(photos, photo_maps):
-            v = review.get(("extra", key), "one")
-            if v == "one":
-                over.append(oversplit(gt, m)[0])
-            elif v is not None:
-                several.append(object_segments(gt, m)[1] >= 2)
-        return (summarise([r for _, r in recs]), summarise([r for o, r in recs if o != "photo"]),
-                float(np.mean(over)) if over else float("nan"), float(np.mean(several)) if several else float("nan"))
+        return tuning_figures(items, names, maps, photos, photo_maps, review)[:4]
 
     def photo_maps(params, method):
         return label_maps(photos_raw, photos_sizes, params, (method,))[method] if photos else []

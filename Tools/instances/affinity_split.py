@@ -1,0 +1,250 @@
+"""A grouping step on top of group.py for heads with an affinity branch (issue 39, runs `i46a` /
+`i46b` in Tools/TRAINING.md): each instance of group.py's label map is split again into the
+clusters of a mutex watershed (Wolf et al. 2018) over the branch's cell-pair probabilities, so an
+object that got no centre peak of its own can still come apart. Measured, not shipped (Lift's
+Swift grouping has no such step).
+
+  .venv/bin/python Tools/instances/affinity_split.py --checkpoint RUN/last.pt --tune      # the grid, tuning set only
+  .venv/bin/python Tools/instances/affinity_split.py --checkpoint RUN/last.pt --bias 0.4 --min-piece 0.02   # eval set + val500 photos
+  .venv/bin/python Tools/instances/affinity_split.py --checkpoint RUN/last.pt --cups --bias 0.4 --min-piece 0.02
+
+The mutex watershed on one instance's cells (a cell is in the instance when the photo pixel at its
+model position is): 1-cell pairs are attractive with weight a (the branch's same-instance
+probability), the longer pairs repulsive with weight 1 - a - bias; in decreasing weight an
+attractive pair joins two clusters unless a repulsive pair already holds between them, a repulsive
+one records that it does. Clusters under `min_piece` of the cell grid join the neighbour they
+attract most (the smallest first). Every photo pixel of the instance takes its nearest cell's
+cluster (a cell outside the instance: the nearest cell of the instance that has one).
+The maps are predict.py's (`infer`, mirror averaged), kept under --out as raw-*.npz; the grouping
+before the split is group.SHIPPED, the judgement predict.py --tune's (`tuning_figures`).
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))  # Tools/
+from instances import real_review  # noqa: E402
+from instances.eval_instances import read_set, real_photos  # noqa: E402
+from instances.group import SHIPPED, ordered  # noqa: E402
+from instances.predict import WORK, infer, label_maps, load_model, tune_photos, tuning_figures, write_labels  # noqa: E402
+from liftpy.subject_model import InstanceHeads  # noqa: E402
+
+OFFSETS = InstanceHeads.AFFINITY_OFFSETS
+TUNE_GRID = [(None, 0.01)] + [(b, m) for b in (0.0, 0.1, 0.2, 0.3, 0.4) for m in (0.01, 0.02)]
+
+
+def _root(parent: list, x: int) -> int:
+    while parent[x] != x:
+        parent[x] = parent[parent[x]]
+        x = parent[x]
+    return x
+
+
+def mutex_watershed(cells: np.ndarray, affinity: np.ndarray, bias: float):
+    """Clusters of the True cells of `cells` (hc, wc) from `affinity` (len(OFFSETS), hc, wc)
+    probabilities: (hc, wc) int32 cluster ids 0.. (-1 outside) and the attractive pairs (u, v, a)
+    as cell indices into the instance's cells (raster order) with their probabilities."""
+    hc, wc = cells.shape
+    index = -np.ones((hc, wc), np.int64)
+    ys, xs = np.nonzero(cells)
+    index[ys, xs] = np.arange(len(ys))
+    us, vs, ws, repulsive = [], [], [], []
+    for c, (dy, dx) in enumerate(OFFSETS):
+        yy, xx = np.nonzero(cells[:hc - dy, :wc - dx] & cells[dy:, dx:])
+        a = affinity[c, yy, xx]
+        long = max(dy, dx) > 1
+        us.append(index[yy, xx])
+        vs.append(index[yy + dy, xx + dx])
+        ws.append(1 - a - bias if long else a)
+        repulsive.append(np.full(len(yy), long))
+    u, v, w, rep = (np.concatenate(x) for x in (us, vs, ws, repulsive))
+    parent = list(range(len(ys)))
+    mutex = [set() for _ in range(len(ys))]
+    for e in np.argsort(-w, kind="stable").tolist():
+        if w[e] <= 0:
+            break
+        a, b = _root(parent, int(u[e])), _root(parent, int(v[e]))
+        if a == b:
+            continue
+        if rep[e]:
+            mutex[a].add(b)
+            mutex[b].add(a)
+        elif b not in mutex[a]:
+            if len(mutex[a]) < len(mutex[b]):
+                a, b = b, a
+            parent[b] = a
+            for m in mutex[b]:
+                mutex[m].discard(b)
+                mutex[m].add(a)
+            mutex[a] |= mutex[b]
+            mutex[b] = set()
+    clusters = -np.ones((hc, wc), np.int32)
+    clusters[ys, xs] = np.unique([_root(parent, i) for i in range(len(ys))], return_inverse=True)[1]
+    return clusters, (u[~rep], v[~rep], w[~rep])
+
+
+def merge_small(clusters: np.ndarray, attractive, min_cells: int) -> np.ndarray:
+    """`clusters` with those under `min_cells` cells joined, the smallest first, to the cluster they
+    share the most attraction with (the largest other one when they share none); renumbered 0.."""
+    u, v, w = attractive
+    ys, xs = np.nonzero(clusters >= 0)
+    lab = clusters[ys, xs].copy()
+    while True:
+        ids, counts = np.unique(lab, return_counts=True)
+        if len(ids) <= 1 or counts.min() >= min_cells:
+            break
+        s = ids[np.argmin(counts)]
+        lu, lv = lab[u], lab[v]
+        across = (lu == s) != (lv == s)
+        if across.any():
+            other = np.where(lu[across] == s, lv[across], lu[across])
+            pull = np.bincount(other, weights=w[across], minlength=lab.max() + 1)
+            target = int(np.argmax(pull))
+        else:
+            target = int(ids[ids != s][np.argmax(counts[ids != s])])
+        lab[lab == s] = target
+    out = -np.ones_like(clusters)
+    out[ys, xs] = np.unique(lab, return_inverse=True)[1]
+    return out
+
+
+def affinity_split(labels: np.ndarray, affinity: np.ndarray, model_size, bias: float, min_piece: float,
+                   stride: int = 4) -> np.ndarray:
+    """group.py's (H, W) label map with each instance split into its clusters (module docstring);
+    `affinity` (len(OFFSETS), hc, wc) on the heads' cell grid of the (h, w) `model_size` frame.
+    Returns the label map ordered as group.ordered numbers instances."""
+    H, W = labels.shape
+    hc, wc = affinity.shape[1:]
+    h, w = model_size
+    py = np.clip(np.round((np.arange(hc) * stride + (stride - 1) / 2 + 0.5) * H / h - 0.5).astype(int), 0, H - 1)
+    px = np.clip(np.round((np.arange(wc) * stride + (stride - 1) / 2 + 0.5) * W / w - 0.5).astype(int), 0, W - 1)
+    cell_labels = labels[np.ix_(py, px)]
+    out = labels.copy()
+    next_label = int(labels.max()) + 1
+    min_cells = max(1, int(round(min_piece * hc * wc)))
+    for label in range(1, int(labels.max()) + 1):
+        cells = cell_labels == label
+        if cells.sum() < 2 * min_cells:
+            continue
+        clusters = merge_small(*mutex_watershed(cells, affinity, bias), min_cells)
+        if clusters.max() < 1:
+            continue
+        up = cv2.resize(clusters.astype(np.float32), (W, H), interpolation=cv2.INTER_NEAREST).astype(np.int32)
+        region = labels == label
+        if (region & (up < 0)).any():  # the nearest cell that has a cluster
+            has = (up >= 0).astype(np.uint8)
+            _, nearest = cv2.distanceTransformWithLabels(1 - has, cv2.DIST_L2, 3, labelType=cv2.DIST_LABEL_PIXEL)
+            zy, zx = np.nonzero(has)
+            lut = np.zeros(nearest.max() + 1, np.int32)
+            lut[nearest[zy, zx]] = up[zy, zx]
+            up = np.where(region & (up < 0), lut[nearest], up)
+        for c in range(1, int(clusters.max()) + 1):
+            out[region & (up == c)] = next_label
+            next_label += 1
+    return ordered(out, next_label - 1)
+
+
+def split_all(raw, sizes, bias, min_piece):
+    """group.SHIPPED's label maps of `raw` (predict.infer's maps), split again unless `bias` is None."""
+    heads = label_maps(raw, sizes, SHIPPED, ("heads",))["heads"]
+    if bias is None:
+        return heads
+    return [affinity_split(m, raw["affinity"][j].astype(np.float32), raw["fg"].shape[1:], bias, min_piece)
+            for j, m in enumerate(heads)]
+
+
+def maps(a, tag, photos):
+    """predict.infer's maps of `photos`, kept as --out/raw-TAG.npz and read from there again."""
+    path = Path(a.out) / f"raw-{tag}.npz"
+    if not path.exists():
+        model, _ = load_model(a.checkpoint, "ema")
+        np.savez(path, **infer(model, photos, a.size, True))
+    z = np.load(path)
+    return {k: z[k] for k in z.files}
+
+
+def tune(a):
+    """The grid (TUNE_GRID) on the tuning set, judged as predict.py --tune judges."""
+    items = read_set(WORK / "tune")
+    photos = [cv2.imread(str(WORK / "tune" / e["files"]["image"]), cv2.IMREAD_COLOR)[..., ::-1] for e, _, _ in items]
+    names, sizes = [e["name"] for e, _, _ in items], [p.shape[:2] for p in photos]
+    raw = maps(a, "tune", photos)
+    more = tune_photos(400, items)
+    more_raw, more_sizes = maps(a, "tune-photos", [p for _, p, _ in more]), [p.shape[:2] for _, p, _ in more]
+    review = real_review.load(real_review.EXTRA_REVIEW)
+    cc = tuning_figures(items, names, label_maps(raw, sizes, SHIPPED, ("cc",))["cc"], more,
+                        label_maps(more_raw, more_sizes, SHIPPED, ("cc",))["cc"], review)
+    bound = cc[2] + 0.02
+    margin = bound - math.sqrt(bound * (1 - bound) / cc[4])
+    print(f"connected components: PQ {cc[0]['pq']:.3f}, composites' split {cc[1]['split']:.3f}, over-split "
+          f"{cc[2]:.3f} of {cc[4]} photos; bound {bound:.3f}, a standard error inside it {margin:.3f}")
+    print("| bias | min piece | PQ | split | touching | overlapping | over-split | several-object split |\n|" + "---|" * 8)
+    rows = []
+    for bias, min_piece in TUNE_GRID:
+        al, comp, over, several, _, rel = tuning_figures(items, names, split_all(raw, sizes, bias, min_piece), more,
+                                                         split_all(more_raw, more_sizes, bias, min_piece), review)
+        rows.append((al["pq"], over, bias, min_piece))
+        print(f"| {'none' if bias is None else bias} | {'' if bias is None else min_piece} | {al['pq']:.3f} | "
+              f"{comp['split']:.3f} | {rel['touch']:.3f} | {rel['overlap']:.3f} | {over:.3f} | {several:.3f} |", flush=True)
+    pq, over, bias, min_piece = max((r for r in rows if r[1] <= margin), key=lambda r: r[0])
+    print(f"the pick (best PQ a standard error inside the bound): bias {bias}, min piece {min_piece}: PQ {pq:.3f}, "
+          f"over-split {over:.3f}")
+
+
+def evaluate(a):
+    """The eval set and val500's real single-object photos at --bias / --min-piece, scored by eval_instances.py."""
+    items = read_set(WORK / "eval")
+    photos = [cv2.imread(str(WORK / "eval" / e["files"]["image"]), cv2.IMREAD_COLOR)[..., ::-1] for e, _, _ in items]
+    folder = Path(a.out) / f"bias{a.bias}-piece{a.min_piece}"
+    write_labels(folder / "set", [e["name"] for e, _, _ in items],
+                 split_all(maps(a, "eval", photos), [p.shape[:2] for p in photos], a.bias, a.min_piece))
+    for s in ("duts", "ecssd"):
+        real = real_photos(s)
+        write_labels(folder / "real" / s, [k for k, _, _ in real],
+                     split_all(maps(a, f"real-{s}", [p for _, p, _ in real]), [p.shape[:2] for _, p, _ in real],
+                               a.bias, a.min_piece))
+    subprocess.run([sys.executable, str(HERE / "eval_instances.py"), "--set", str(WORK / "eval"), "--pred",
+                    str(folder / "set"), "--pred-real", str(folder / "real"), "--name", folder.name,
+                    "--json", str(folder / "scores.json")], check=True)
+
+
+def cups(a):
+    """Subjects on Tests/Fixtures/examples/three-cups.jpg at --bias / --min-piece."""
+    photo = cv2.imread(str(HERE.parents[1] / "Tests/Fixtures/examples/three-cups.jpg"), cv2.IMREAD_COLOR)[..., ::-1]
+    model, _ = load_model(a.checkpoint, "ema")
+    labels = split_all(infer(model, [photo], a.size, True), [photo.shape[:2]], a.bias, a.min_piece)[0]
+    areas = np.bincount(labels.ravel())[1:]
+    print(f"three cups: {len(areas)} subjects, areas {areas.tolist()}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--checkpoint", required=True, help="a train_subject.py --affinity-head checkpoint (its EMA)")
+    ap.add_argument("--out", help="where the maps and label maps go (default .work/affinity/NAME)")
+    ap.add_argument("--size", type=int, default=256)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--tune", action="store_true", help="the grid on the tuning set")
+    ap.add_argument("--cups", action="store_true", help="the three cups only")
+    ap.add_argument("--bias", type=lambda v: None if v == "none" else float(v), default=None,
+                    help="the repulsive pairs' bias ('none': group.SHIPPED alone)")
+    ap.add_argument("--min-piece", type=float, default=0.01, help="smallest cluster, a share of the cell grid")
+    a = ap.parse_args()
+    import torch
+    torch.set_num_threads(a.threads)
+    cv2.setNumThreads(1)
+    ckpt = Path(a.checkpoint)
+    a.out = a.out or str(WORK / "affinity" / f"{ckpt.parent.name}-{ckpt.stem}")
+    Path(a.out).mkdir(parents=True, exist_ok=True)
+    tune(a) if a.tune else cups(a) if a.cups else evaluate(a)
+
+
+if __name__ == "__main__":
+    main()
