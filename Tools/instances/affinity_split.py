@@ -38,7 +38,8 @@ from instances.predict import WORK, infer, label_maps, load_model, tune_photos, 
 from liftpy.subject_model import InstanceHeads  # noqa: E402
 
 OFFSETS = InstanceHeads.AFFINITY_OFFSETS
-TUNE_GRID = [(None, 0.01)] + [(b, m) for b in (0.0, 0.1, 0.2, 0.3, 0.4) for m in (0.01, 0.02)]
+# (bias, min piece) settings of --tune (run i46b's rule; i46a was judged on bias <= 0.4, piece <= 0.02)
+TUNE_GRID = [(None, 0.01)] + [(b / 10, m) for b in range(9) for m in (0.01, 0.02, 0.03)]
 
 
 def _root(parent: list, x: int) -> int:
