@@ -12,9 +12,13 @@ The mutex watershed on one instance's cells (a cell is in the instance when the 
 model position is): 1-cell pairs are attractive with weight a (the branch's same-instance
 probability), the longer pairs repulsive with weight 1 - a - bias; in decreasing weight an
 attractive pair joins two clusters unless a repulsive pair already holds between them, a repulsive
-one records that it does. Clusters under `min_piece` of the cell grid join the neighbour they
-attract most (the smallest first). Every photo pixel of the instance takes its nearest cell's
-cluster (a cell outside the instance: the nearest cell of the instance that has one).
+one records that it does. Clusters (numbered by their first cell in raster order) under
+`min_piece` of the cell grid join the neighbour they attract most (the smallest first, the lower
+number on ties). Every photo pixel of the instance takes the cluster of the cell it lies in
+(pixel x in cell floor((x + 0.5) * wc / W)); where that cell is not the instance's, the cluster of
+the nearest of the 8 cells around it that is (by the distance from the pixel to the cells' centres,
+in cells; ties in raster order), else the instance's largest cluster. Every step has a
+deterministic order, so a Swift port can give the same label maps.
 The maps are predict.py's (`infer`, mirror averaged), kept under --out as raw-*.npz; the grouping
 before the split is group.SHIPPED, the judgement predict.py --tune's (`tuning_figures`).
 """
@@ -88,8 +92,16 @@ def mutex_watershed(cells: np.ndarray, affinity: np.ndarray, bias: float):
             mutex[a] |= mutex[b]
             mutex[b] = set()
     clusters = -np.ones((hc, wc), np.int32)
-    clusters[ys, xs] = np.unique([_root(parent, i) for i in range(len(ys))], return_inverse=True)[1]
+    clusters[ys, xs] = first_seen([_root(parent, i) for i in range(len(ys))])
     return clusters, (u[~rep], v[~rep], w[~rep])
+
+
+def first_seen(values) -> np.ndarray:
+    """`values` renumbered 0.. in the order each first appears."""
+    _, first, inverse = np.unique(np.asarray(values), return_index=True, return_inverse=True)
+    rank = np.empty(len(first), np.int32)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(first), dtype=np.int32)
+    return rank[inverse]
 
 
 def merge_small(clusters: np.ndarray, attractive, min_cells: int) -> np.ndarray:
@@ -113,7 +125,7 @@ def merge_small(clusters: np.ndarray, attractive, min_cells: int) -> np.ndarray:
             target = int(ids[ids != s][np.argmax(counts[ids != s])])
         lab[lab == s] = target
     out = -np.ones_like(clusters)
-    out[ys, xs] = np.unique(lab, return_inverse=True)[1]
+    out[ys, xs] = first_seen(lab)
     return out
 
 
@@ -138,19 +150,37 @@ def affinity_split(labels: np.ndarray, affinity: np.ndarray, model_size, bias: f
         clusters = merge_small(*mutex_watershed(cells, affinity, bias), min_cells)
         if clusters.max() < 1:
             continue
-        up = cv2.resize(clusters.astype(np.float32), (W, H), interpolation=cv2.INTER_NEAREST).astype(np.int32)
         region = labels == label
-        if (region & (up < 0)).any():  # the nearest cell that has a cluster
-            has = (up >= 0).astype(np.uint8)
-            _, nearest = cv2.distanceTransformWithLabels(1 - has, cv2.DIST_L2, 3, labelType=cv2.DIST_LABEL_PIXEL)
-            zy, zx = np.nonzero(has)
-            lut = np.zeros(nearest.max() + 1, np.int32)
-            lut[nearest[zy, zx]] = up[zy, zx]
-            up = np.where(region & (up < 0), lut[nearest], up)
+        up = pixel_clusters(clusters, region)
         for c in range(1, int(clusters.max()) + 1):
             out[region & (up == c)] = next_label
             next_label += 1
     return ordered(out, next_label - 1)
+
+
+def pixel_clusters(clusters: np.ndarray, region: np.ndarray) -> np.ndarray:
+    """(H, W) cluster of each pixel of `region` (module docstring's rule; -1 elsewhere) from the
+    (hc, wc) `clusters` (-1 off the instance)."""
+    H, W = region.shape
+    hc, wc = clusters.shape
+    ys, xs = np.nonzero(region)
+    fy, fx = (ys + 0.5) * hc / H, (xs + 0.5) * wc / W  # positions in cells
+    cy, cx = np.minimum(fy.astype(int), hc - 1), np.minimum(fx.astype(int), wc - 1)
+    own = clusters[cy, cx]
+    need = own < 0
+    best_d, best_c = np.full(len(ys), np.inf), np.full(len(ys), -1, np.int32)
+    for dy, dx in ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)):  # raster order
+        ny, nx = cy + dy, cx + dx
+        inside = (ny >= 0) & (ny < hc) & (nx >= 0) & (nx < wc)
+        c = np.where(inside, clusters[np.clip(ny, 0, hc - 1), np.clip(nx, 0, wc - 1)], -1)
+        d = (fy - (ny + 0.5)) ** 2 + (fx - (nx + 0.5)) ** 2
+        better = need & (c >= 0) & (d < best_d)  # strictly nearer: a tie keeps the earlier
+        best_d, best_c = np.where(better, d, best_d), np.where(better, c, best_c)
+    got = np.where(need, best_c, own)
+    largest = int(np.argmax(np.bincount(clusters[clusters >= 0])))
+    out = -np.ones((H, W), np.int32)
+    out[ys, xs] = np.where(got < 0, largest, got)
+    return out
 
 
 def split_all(raw, sizes, bias, min_piece):
