@@ -7,6 +7,12 @@ Swift grouping has no such step).
   .venv/bin/python Tools/instances/affinity_split.py --checkpoint RUN/last.pt --tune      # the grid, tuning set only
   .venv/bin/python Tools/instances/affinity_split.py --checkpoint RUN/last.pt --bias 0.4 --min-piece 0.02   # eval set + val500 photos
   .venv/bin/python Tools/instances/affinity_split.py --checkpoint RUN/last.pt --cups --bias 0.4 --min-piece 0.02
+  .venv/bin/python Tools/instances/affinity_split.py --checkpoint RUN/last.pt --save-branch FILE.safetensors
+
+--save-branch keeps a run's affinity branch (its EMA: `instance.affinity_trunk.*` and
+`instance.branches.affinity.*`, BatchNorms unfolded) with the run's args and commit; such a file
+is a --checkpoint too, the branch beside the heads of Weights/subject.safetensors (what an
+`--affinity-only` run trains beside), so a candidate outlives its ignored checkpoint folder.
 
 The mutex watershed on one instance's cells (a cell is in the instance when the photo pixel at its
 model position is): 1-cell pairs are attractive with weight a (the branch's same-instance
@@ -39,7 +45,10 @@ from instances import real_review  # noqa: E402
 from instances.eval_instances import read_set, real_photos  # noqa: E402
 from instances.group import SHIPPED, ordered  # noqa: E402
 from instances.predict import WORK, infer, label_maps, load_model, tune_photos, tuning_figures, write_labels  # noqa: E402
-from liftpy.subject_model import InstanceHeads  # noqa: E402
+from liftpy.subject_model import InstanceHeads, net_for  # noqa: E402
+
+SHIPPED_WEIGHTS = HERE.parents[1] / "Weights/subject.safetensors"
+BRANCH_KEYS = ("instance.affinity_trunk.", "instance.branches.affinity.")
 
 OFFSETS = InstanceHeads.AFFINITY_OFFSETS
 # (bias, min piece) settings of --tune (run i46b's rule; i46a was judged on bias <= 0.4, piece <= 0.02)
@@ -192,12 +201,40 @@ def split_all(raw, sizes, bias, min_piece):
             for j, m in enumerate(heads)]
 
 
+def save_branch(checkpoint, path):
+    """Writes the EMA affinity branch of a train_subject.py checkpoint to `path` (module docstring)."""
+    import json
+
+    import torch
+    from safetensors.torch import save_file
+    ckpt = torch.load(checkpoint, map_location="cpu", weights_only=False)
+    branch = {k: v.contiguous() for k, v in ckpt["ema"].items() if k.startswith(BRANCH_KEYS)}
+    if not branch:
+        sys.exit(f"{checkpoint} has no affinity branch")
+    save_file(branch, str(path), metadata={"args": json.dumps(ckpt["args"]), "commit": str(ckpt.get("commit")),
+                                           "step": str(ckpt["step"]), "checkpoint": str(checkpoint)})
+    print(f"{path}: {len(branch)} tensors, {sum(v.numel() for v in branch.values())} values")
+
+
+def load(checkpoint):
+    """A SubjectNet in eval mode: a train_subject.py checkpoint's EMA, or a --save-branch file's branch
+    beside Weights/subject.safetensors' network and heads."""
+    if not str(checkpoint).endswith(".safetensors"):
+        return load_model(checkpoint, "ema")[0]
+    from conversion.export_subject import load_exported
+    from safetensors.torch import load_file
+    branch = load_file(str(checkpoint))
+    base = load_exported(SHIPPED_WEIGHTS).state_dict()
+    model = net_for({**base, **branch})
+    model.load_state_dict({**base, **branch})  # strict: every tensor of the network is one of the two
+    return model.eval()
+
+
 def maps(a, tag, photos):
     """predict.infer's maps of `photos`, kept as --out/raw-TAG.npz and read from there again."""
     path = Path(a.out) / f"raw-{tag}.npz"
     if not path.exists():
-        model, _ = load_model(a.checkpoint, "ema")
-        np.savez(path, **infer(model, photos, a.size, True))
+        np.savez(path, **infer(load(a.checkpoint), photos, a.size, True))
     z = np.load(path)
     return {k: z[k] for k in z.files}
 
@@ -250,8 +287,7 @@ def evaluate(a):
 def cups(a):
     """Subjects on Tests/Fixtures/examples/three-cups.jpg at --bias / --min-piece."""
     photo = cv2.imread(str(HERE.parents[1] / "Tests/Fixtures/examples/three-cups.jpg"), cv2.IMREAD_COLOR)[..., ::-1]
-    model, _ = load_model(a.checkpoint, "ema")
-    labels = split_all(infer(model, [photo], a.size, True), [photo.shape[:2]], a.bias, a.min_piece)[0]
+    labels = split_all(infer(load(a.checkpoint), [photo], a.size, True), [photo.shape[:2]], a.bias, a.min_piece)[0]
     areas = np.bincount(labels.ravel())[1:]
     print(f"three cups: {len(areas)} subjects, areas {areas.tolist()}")
 
@@ -267,7 +303,10 @@ def main():
     ap.add_argument("--bias", type=lambda v: None if v == "none" else float(v), default=None,
                     help="the repulsive pairs' bias ('none': group.SHIPPED alone)")
     ap.add_argument("--min-piece", type=float, default=0.01, help="smallest cluster, a share of the cell grid")
+    ap.add_argument("--save-branch", metavar="FILE", help="write the checkpoint's affinity branch to FILE and stop")
     a = ap.parse_args()
+    if a.save_branch:
+        return save_branch(a.checkpoint, a.save_branch)
     import torch
     torch.set_num_threads(a.threads)
     cv2.setNumThreads(1)
