@@ -185,6 +185,14 @@ def tune_photos(count, items):
     return out
 
 
+def review_verdict(entry, review) -> str | int | None:
+    """What the by-eye `review` ({("extra", key): "one", N or None}) says of a tuning-set image:
+    "one" for a composite or a photo it leaves as one object, else the photo's N or None."""
+    if entry["stratum"]["objects"] != "photo":
+        return "one"
+    return review.get(("extra", entry["sources"]["photo"]), "one")
+
+
 def tuning_figures(items, names, maps, photos, photo_maps, review):
     """How `tune` judges one setting's label maps: `maps` of the tuning set's images (`names`, in
     `items`' read_set form) and `photo_maps` of `photos` ([(key, photo, bool ground truth)]).
@@ -196,7 +204,7 @@ def tuning_figures(items, names, maps, photos, photo_maps, review):
     recs, several = [], []
     for n, m in zip(names, maps):
         e, gt, pairs = gts[n]
-        v = review.get(("extra", e["sources"]["photo"]), "one") if e["stratum"]["objects"] == "photo" else "one"
+        v = review_verdict(e, review)
         if v == "one":
             recs.append((e["stratum"], score_image(gt, m, pairs)))
         elif v is not None:
@@ -231,10 +239,6 @@ def tune(raw, names, sizes, items, base: GroupParams, out: Path, photos=(), phot
     print(f"split check: {base.split_check or 'none'}", flush=True)
     review = review or {}
 
-    def verdict(e):
-        """"one" for a composite or a photo the review leaves as one object, else its N or None."""
-        return review.get(("extra", e["sources"]["photo"]), "one") if e["stratum"]["objects"] == "photo" else "one"
-
     def evaluate(maps, photo_maps):
         return tuning_figures(items, names, maps, photos, photo_maps, review)[:4]
 
@@ -243,7 +247,7 @@ def tune(raw, names, sizes, items, base: GroupParams, out: Path, photos=(), phot
 
     cc = label_maps(raw, sizes, base, ("cc",))["cc"]
     cc_all, cc_comp, cc_over, cc_several = evaluate(cc, photo_maps(base, "cc"))
-    verdicts = [verdict(e) for e, _, _ in items if e["stratum"]["objects"] == "photo"]
+    verdicts = [review_verdict(e, review) for e, _, _ in items if e["stratum"]["objects"] == "photo"]
     verdicts += [review.get(("extra", key), "one") for key, _, _ in photos]
     n_photos = verdicts.count("one")
     n_left = len(verdicts) - n_photos
