@@ -31,6 +31,7 @@ before the split is group.SHIPPED, the judgement predict.py --tune's (`tuning_fi
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import subprocess
 import sys
@@ -203,8 +204,6 @@ def split_all(raw, sizes, bias, min_piece):
 
 def save_branch(checkpoint, path):
     """Writes the EMA affinity branch of a train_subject.py checkpoint to `path` (module docstring)."""
-    import json
-
     import torch
     from safetensors.torch import save_file
     ckpt = torch.load(checkpoint, map_location="cpu", weights_only=False)
