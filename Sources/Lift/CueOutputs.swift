@@ -1,7 +1,7 @@
-/// Indices of the instance cues (`centre`, `offset`, optional `boundary`) among a graph's outputs
-/// (GRAPH-FORMAT.md, "Instance cues").
+/// Indices of the instance cues (`centre`, `offset`, optional `boundary` and `affinity`) among a
+/// graph's outputs (GRAPH-FORMAT.md, "Instance cues").
 struct CueOutputs: Sendable {
-    let centre: Int, offset: Int, boundary: Int?
+    let centre: Int, offset: Int, boundary: Int?, affinity: Int?
 
     /// Found by name among `outputNames` after the first `leading` ones (1 for a mask graph with its
     /// heads inline: the mask comes first); nil without both `centre` and `offset`.
@@ -11,5 +11,6 @@ struct CueOutputs: Sendable {
         self.centre = centre
         self.offset = offset
         boundary = names.firstIndex(of: "boundary")
+        affinity = names.firstIndex(of: "affinity")
     }
 }

@@ -408,19 +408,25 @@ private struct Network: Sendable {
     }
 
     /// The instance cues in a run's `outputs` (centre and boundary `[1, h, w, 1]`, offset
-    /// `[1, h, w, 2]` as (dy, dx)), over a model frame of `frame`'s size.
+    /// `[1, h, w, 2]` as (dy, dx), affinity `[1, h, w, 6]` in `InstanceCues.affinityOffsets` order),
+    /// over a model frame of `frame`'s size.
     private static func cues(_ outputs: [Tensor], at index: CueOutputs, frame: TensorShape) throws -> InstanceCues {
         func map(_ tensor: Tensor, channel: Int = 0) -> FloatMap {
             let s = tensor.shape, all = tensor.toArray()
             return FloatMap(width: s.w, height: s.h, values: stride(from: channel, to: all.count, by: s.c).map { all[$0] })
         }
         let centre = outputs[index.centre], offset = outputs[index.offset], boundary = index.boundary.map { outputs[$0] }
-        guard centre.shape.c == 1, offset.shape.c == 2, boundary.map({ $0.shape.c == 1 }) ?? true else {
-            throw MaskError.invalidParameter(name: "instance cue channels", value: "centre \(centre.shape.c), offset \(offset.shape.c)",
-                                             expected: "centre 1, offset 2 (dy, dx), boundary 1")
+        let affinity = index.affinity.map { outputs[$0] }, pairs = InstanceCues.affinityOffsets.count
+        guard centre.shape.c == 1, offset.shape.c == 2, boundary.map({ $0.shape.c == 1 }) ?? true,
+              affinity.map({ $0.shape.c == pairs }) ?? true else {
+            throw MaskError.invalidParameter(
+                name: "instance cue channels",
+                value: "centre \(centre.shape.c), offset \(offset.shape.c), boundary \(boundary?.shape.c ?? 0), affinity \(affinity?.shape.c ?? 0)",
+                expected: "centre 1, offset 2 (dy, dx), boundary 1, affinity \(pairs)")
         }
         return try InstanceCues(modelWidth: frame.w, modelHeight: frame.h, centre: map(centre), offsetY: map(offset, channel: 0),
-                                offsetX: map(offset, channel: 1), boundary: boundary.map { map($0) })
+                                offsetX: map(offset, channel: 1), boundary: boundary.map { map($0) },
+                                affinity: affinity.map { a in (0 ..< pairs).map { map(a, channel: $0) } })
     }
 
     /// Maps the smallest value to 0 and the largest to 1, linearly (a constant map becomes 0).

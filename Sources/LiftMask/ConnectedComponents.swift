@@ -77,9 +77,9 @@ public struct InstanceSegmentation: Sendable {
         self.init(runs: runs, score: score, options: options, threads: threads)
     }
 
-    /// These instances regrouped by a network's instance cues (`InstanceGrouping`): components cut
-    /// where the cues see touching subjects, parts of one occluded subject joined; the same pixels
-    /// are foreground. Statistics are recomputed, `score` averaged as `init` does.
+    /// These instances regrouped by a network's instance cues (`InstanceGrouping`, then
+    /// `AffinitySplit` when the parameters and cues have it): components cut where the cues see
+    /// touching subjects, parts of one occluded subject joined; the same pixels are foreground. Statistics are recomputed, `score` averaged as `init` does.
     /// - Throws: `MaskError.invalidParameter` for parameters out of range, or for more components
     ///   × peaks than `InstanceGrouping.maximumPieces` (checked before anything is allocated).
     package func grouped(by cues: InstanceCues, parameters: InstanceGrouping.Parameters, scoreRows score: MapRows?,
@@ -90,7 +90,9 @@ public struct InstanceSegmentation: Sendable {
             throw MaskError.invalidParameter(name: "instances × maximumPeaks", value: "\(instances.count) × \(parameters.maximumPeaks)",
                                              expected: "at most \(InstanceGrouping.maximumPieces) (fewer specks: a larger minimumArea)")
         }
-        guard let labels = InstanceGrouping.group(runLabels, cues: cues, parameters: parameters, threads: threads) else { return self }
+        let regrouped = InstanceGrouping.group(runLabels, cues: cues, parameters: parameters, threads: threads)
+        let split = parameters.affinitySplit.flatMap { AffinitySplit.split(regrouped ?? runLabels, cues: cues, parameters: $0) }
+        guard let labels = split ?? regrouped else { return self }
         return InstanceSegmentation(runLabels: labels, instances: labels.statistics(score: score, threads: threads))
     }
 

@@ -48,12 +48,15 @@ public enum InstanceGrouping {
         public var minimumSupport: Double
         /// Step 4's split check between bordering pieces; nil: none.
         public var splitCheck: SplitCheck?
+        /// The split along the affinity maps after the grouping (`AffinitySplit`; only for cues
+        /// with affinity maps); nil: none.
+        public var affinitySplit: AffinitySplit.Parameters?
 
         /// The defaults of `group.py`: 0.1, a 3-cell window, 8 peaks, 0.5 %, 0.3, 12 model pixels, no
-        /// support test.
+        /// support test, no split check, no affinity split.
         public init(centreThreshold: Float = 0.1, peakWindow: Int = 3, maximumPeaks: Int = 8, minimumPiece: Double = 0.005,
                     boundaryThreshold: Double? = 0.3, joinDistance: Double = 12, minimumSupport: Double = 0,
-                    splitCheck: SplitCheck? = nil) {
+                    splitCheck: SplitCheck? = nil, affinitySplit: AffinitySplit.Parameters? = nil) {
             self.centreThreshold = centreThreshold
             self.peakWindow = peakWindow
             self.maximumPeaks = maximumPeaks
@@ -62,6 +65,7 @@ public enum InstanceGrouping {
             self.joinDistance = joinDistance
             self.minimumSupport = minimumSupport
             self.splitCheck = splitCheck
+            self.affinitySplit = affinitySplit
         }
 
         /// The thresholds tuned for the shipped subject model's heads (`Weights/subject-instances.safetensors`,
@@ -96,6 +100,7 @@ public enum InstanceGrouping {
                     try check(weight.isFinite, "splitCheck.\(name)", "\(weight)", "a finite weight")
                 }
             }
+            try affinitySplit?.validate()
         }
     }
 
@@ -282,39 +287,9 @@ public enum InstanceGrouping {
     /// The pieces' runs labelled by their root, labels 1… by decreasing area (ties: first pixel in
     /// raster order), neighbouring runs of one label joined.
     private static func ordered(_ pieces: InstancePieces, root: [Int]) -> RunLabels {
-        var area = [Int](repeating: 0, count: root.count), first = [Int](repeating: .max, count: root.count)
-        for y in 0 ..< pieces.height {
-            for r in pieces.rowOffsets[y] ..< pieces.rowOffsets[y + 1] {
-                let g = root[Int(pieces.piece[r])]
-                area[g] += Int(pieces.end[r] - pieces.start[r])
-                first[g] = min(first[g], y * pieces.width + Int(pieces.start[r]))
-            }
-        }
-        let present = (1 ..< root.count).filter { area[$0] > 0 }
-            .sorted { area[$0] != area[$1] ? area[$0] > area[$1] : first[$0] < first[$1] }
-        var rank = [Int32](repeating: 0, count: root.count)
-        for (i, g) in present.enumerated() { rank[g] = Int32(i + 1) }
-        var start: [Int32] = [], end: [Int32] = [], label: [Int32] = []
-        var offsets = [Int](repeating: 0, count: pieces.height + 1)
-        start.reserveCapacity(pieces.start.count)
-        end.reserveCapacity(pieces.start.count)
-        label.reserveCapacity(pieces.start.count)
-        for y in 0 ..< pieces.height {
-            let rowStart = start.count
-            for r in pieces.rowOffsets[y] ..< pieces.rowOffsets[y + 1] {
-                let l = rank[root[Int(pieces.piece[r])]]
-                if start.count > rowStart, end[end.count - 1] == pieces.start[r], label[label.count - 1] == l {
-                    end[end.count - 1] = pieces.end[r]
-                } else {
-                    start.append(pieces.start[r])
-                    end.append(pieces.end[r])
-                    label.append(l)
-                }
-            }
-            offsets[y + 1] = start.count
-        }
-        return RunLabels(width: pieces.width, height: pieces.height, count: present.count, runStart: start, runEnd: end,
-                         rowOffsets: offsets, runLabel: label)
+        RunLabels.ranked(width: pieces.width, height: pieces.height, idCount: root.count, runStart: pieces.start,
+                         runEnd: pieces.end, rowOffsets: pieces.rowOffsets,
+                         runLabel: pieces.piece.map { Int32(root[Int($0)]) })
     }
 }
 

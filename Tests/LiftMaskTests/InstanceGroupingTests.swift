@@ -122,6 +122,8 @@ private struct GroupFixture: Decodable {
         let fg_threshold: Double, speck: Double
     }
     let photo: [Int], model: [Int], cells: [Int], boundary: Bool, params: Params, instances: Int
+    /// The affinity split's [bias, minimum piece] (`affinity-*` cases, which have NAME.affinity.f32).
+    let affinity_split: [Double]?
 }
 
 private func grayPNG(_ path: String) throws -> GrayImage {
@@ -130,7 +132,8 @@ private func grayPNG(_ path: String) throws -> GrayImage {
 }
 
 @Test(arguments: ["selfcheck", "noisy", "noisy-offsets-alone", "scene0", "scene1", "scene2", "scene3", "scene4",
-                  "spurious-peak", "support-above-every-peak", "split-check", "split-check-support"])
+                  "spurious-peak", "support-above-every-peak", "split-check", "split-check-support",
+                  "affinity-centreless", "affinity-scene0", "affinity-scene1", "affinity-scene2", "affinity-scene3"])
 func groupingMatchesGroupPy(name: String) throws {
     let base = "instances/group/\(name)"
     let fixture = try JSONDecoder().decode(GroupFixture.self, from: Data(Fixtures.bytes(base + ".json")))
@@ -141,7 +144,11 @@ func groupingMatchesGroupPy(name: String) throws {
                                 centre: cells(try Fixtures.float32s(base + ".centre.f32")),
                                 offsetY: cells(stride(from: 0, to: offsets.count, by: 2).map { offsets[$0] }),
                                 offsetX: cells(stride(from: 1, to: offsets.count, by: 2).map { offsets[$0] }),
-                                boundary: fixture.boundary ? cells(try Fixtures.float32s(base + ".boundary.f32")) : nil)
+                                boundary: fixture.boundary ? cells(try Fixtures.float32s(base + ".boundary.f32")) : nil,
+                                affinity: try fixture.affinity_split.map { _ in
+                                    let maps = try Fixtures.float32s(base + ".affinity.f32"), n = hc * wc
+                                    return (0 ..< maps.count / n).map { cells(Array(maps[$0 * n ..< ($0 + 1) * n])) }
+                                })
     let p = fixture.params
     let parameters = InstanceGrouping.Parameters(centreThreshold: p.centre_threshold, peakWindow: p.nms, maximumPeaks: p.top_k,
                                                  minimumPiece: p.min_piece, boundaryThreshold: p.boundary_threshold,
@@ -149,7 +156,8 @@ func groupingMatchesGroupPy(name: String) throws {
                                                  splitCheck: p.split_check.map {
                                                      .init(bias: $0[0], peak: $0[1], seam: $0[2], spread: $0[3],
                                                            support: $0.count > 4 ? $0[4] : 0, probability: p.split_probability)
-                                                 })
+                                                 },
+                                                 affinitySplit: fixture.affinity_split.map { .init(bias: Float($0[0]), minimumPiece: $0[1]) })
     let mask = try grayPNG(base + ".mask.png")
     let expected = try grayPNG(base + ".labels.png")
     #expect(mask.width == fixture.photo[1] && mask.height == fixture.photo[0])
@@ -180,6 +188,18 @@ func groupingMatchesGroupPy(name: String) throws {
     #expect(throws: MaskError.self) { try InstanceGrouping.Parameters(maximumPeaks: 0).validate() }
     #expect(throws: MaskError.self) { try InstanceGrouping.Parameters(boundaryThreshold: 2).validate() }
     #expect(throws: MaskError.self) { try InstanceGrouping.Parameters(minimumSupport: -0.1).validate() }
+    #expect(throws: MaskError.self) { try InstanceCues(modelWidth: 16, modelHeight: 16, centre: map, offsetY: map, offsetX: map, affinity: [map]) }
+    #expect(throws: MaskError.self) {
+        try InstanceCues(modelWidth: 16, modelHeight: 16, centre: map, offsetY: map, offsetX: map, affinity: [map, map, map, map, map, nan])
+    }
+    #expect(throws: MaskError.self) {
+        try InstanceCues(modelWidth: 16, modelHeight: 16, centre: map, offsetY: map, offsetX: map, affinity: [map, map, map, map, map, other])
+    }
+    for (bias, piece) in [(Float(-0.1), 0.01), (1.5, 0.01), (0.5, -1), (0.5, .nan)] {
+        #expect(throws: MaskError.self) {
+            try InstanceGrouping.Parameters(affinitySplit: .init(bias: bias, minimumPiece: piece)).validate()
+        }
+    }
     for probability in [0, 1, Double.nan] {
         let check = InstanceGrouping.SplitCheck(bias: 0, peak: 1, seam: 1, spread: 1, probability: probability)
         #expect(throws: MaskError.self) { try InstanceGrouping.Parameters(splitCheck: check).validate() }
@@ -200,6 +220,38 @@ func groupingMatchesGroupPy(name: String) throws {
     let average = try #require(InstanceCues.average([cues, mirrored]))
     #expect(abs(average.centre.values[0] - 0.2) < 1e-7)
     #expect(abs(average.offsetX.values[0] - (0.1 - 0.3) / 2) < 1e-7)
+}
+
+@Test func mirroredAffinitiesPairTheSameCellsAsThePhotos() throws {
+    // Two rows of ids across 10 cells; the model's maps are pair indicators: map k at (i, j) is 1
+    // when cells (i, j) and (i + dy, j + dx) of affinityOffsets[k] share an id. Maps made on the
+    // mirrored ids, mirrored back, must be the photo's own wherever the pair is on the grid.
+    let ids = [1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 1, 1, 2, 2, 2, 2, 2, 3, 3, 3], width = 10, height = 2
+    func pairMaps(_ ids: [Int]) -> [FloatMap] {
+        InstanceCues.affinityOffsets.map { dy, dx in
+            FloatMap(width: width, height: height, values: (0 ..< width * height).map { c in
+                let y = c / width, x = c % width
+                guard y + dy < height, x + dx < width else { return 0.5 }  // off the grid: never read
+                return ids[c] == ids[(y + dy) * width + x + dx] ? 1 : 0
+            })
+        }
+    }
+    let mirroredIDs = (0 ..< width * height).map { ids[($0 / width) * width + width - 1 - $0 % width] }
+    let zero = FloatMap(width: width, height: height, value: 0)
+    let seen = try InstanceCues(modelWidth: 40, modelHeight: 8, centre: zero, offsetY: zero, offsetX: zero,
+                                affinity: pairMaps(mirroredIDs))
+    let back = try #require(seen.mirrored().affinity)
+    for (k, (dy, dx)) in InstanceCues.affinityOffsets.enumerated() {
+        for y in 0 ..< max(height - dy, 0) { for x in 0 ..< max(width - dx, 0) {
+            #expect(back[k].values[y * width + x] == pairMaps(ids)[k].values[y * width + x], "map \(k) at (\(y), \(x))")
+        } }
+    }
+    // Averaged with the unmirrored pass, map by map.
+    let photo = try InstanceCues(modelWidth: 40, modelHeight: 8, centre: zero, offsetY: zero, offsetX: zero, affinity: pairMaps(ids))
+    let average = try #require(InstanceCues.average([photo, seen.mirrored()])?.affinity)
+    #expect(average[2].values[0] == pairMaps(ids)[2].values[0] && average.count == 6)
+    // Without affinities in every pass, none in the average.
+    #expect(InstanceCues.average([photo, try InstanceCues(modelWidth: 40, modelHeight: 8, centre: zero, offsetY: zero, offsetX: zero)])?.affinity == nil)
 }
 
 @Test func tooManyComponentsTimesPeaksIsATypedErrorBeforeAllocating() throws {

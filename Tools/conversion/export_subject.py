@@ -17,8 +17,8 @@
   "Instance heads in their own file"): the mask graph gains the output `instance_features` (the /4
   maps the heads read, concatenated) and names the heads file in its metadata; the heads graph reads
   `instance_features` and gives `centre` (sigmoid, 1 channel), `offset` ((dy, dx) in input pixels,
-  2 channels) and, when the heads have it, `boundary` (sigmoid, 1 channel), all at the heads'
-  stride (/4). A run that never asks for instances then neither reads, hashes nor packs the heads.
+  2 channels) and, when the heads have them, `boundary` (sigmoid, 1 channel) and `affinity`
+  (sigmoid, one channel per `InstanceHeads.AFFINITY_OFFSETS` cell pair), all at the heads' stride (/4). A run that never asks for instances then neither reads, hashes nor packs the heads.
   Whatever `InstanceHeads` computes is traced like the rest of the network (its offset scale folds
   into the last convolution). Without the flag the file is what it always was, byte for byte.
 
@@ -62,15 +62,15 @@ class Probability(nn.Module):
 
 
 # The instance heads' outputs, in graph order after "mask" (GRAPH-FORMAT.md, "Instance cues").
-INSTANCE_OUTPUTS = ("centre", "offset", "boundary")
+INSTANCE_OUTPUTS = ("centre", "offset", "boundary", "affinity")
 # The mask graph's output the heads read when they are in a file of their own, and the metadata key
 # that names that file (GRAPH-FORMAT.md, "Instance heads in their own file").
 FEATURES_OUTPUT, HEADS_FILE_KEY = "instance_features", "lift.instance-heads"
 
 
 def cue_maps(heads: dict) -> list:
-    """The heads' maps in `INSTANCE_OUTPUTS` order: sigmoid of the centre and boundary logits, the
-    offsets as they are."""
+    """The heads' maps in `INSTANCE_OUTPUTS` order: sigmoid of the centre, boundary and affinity
+    logits, the offsets as they are."""
     return [heads[n] if n == "offset" else torch.sigmoid(heads[n]) for n in INSTANCE_OUTPUTS if n in heads]
 
 
@@ -101,12 +101,12 @@ class ProbabilityAndInstances(nn.Module):
 
     @torch.no_grad()
     def output_names(self, size) -> list[str]:
-        """["mask", "centre", "offset"(, "boundary")]: the heads' outputs, checked on one input of
+        """["mask", "centre", "offset"(, "boundary")(, "affinity")]: the heads' outputs, checked on one input of
         size x size; a head this exporter does not know is an error, not dropped."""
         heads = self.net.forward_instances(torch.zeros(1, 3, size, size))[1]
         unknown = sorted(set(heads) - set(INSTANCE_OUTPUTS))
         if unknown or "centre" not in heads or "offset" not in heads:
-            raise ValueError(f"instance heads give {sorted(heads)}; this exporter writes centre, offset and boundary")
+            raise ValueError(f"instance heads give {sorted(heads)}; this exporter writes centre, offset, boundary and affinity")
         return ["mask"] + [n for n in INSTANCE_OUTPUTS if n in heads]
 
 
@@ -332,9 +332,10 @@ def write_fixtures(model, out_dir: Path, weights_path: Path, command: str):
         "`Weights/subject.safetensors`, F16 included). Shapes, the weights' sha256 and the tolerance\n"
         "(max |difference| <= 1e-4) are in `fixtures.json`. The fixtures belong to those exact\n"
         "weights: the export command rewrites both together.\n"
-        + ("\nWith the instance heads (`--instance-heads`): `NAME.centre.f32`, `NAME.offset.f32` and\n"
-           "`NAME.boundary.f32` are those outputs (NHWC at /4; shapes under `instance_outputs`; the Swift\n"
-           "test allows 32 times the tolerance on the offsets, which are in input pixels).\n"
+        + ("\nWith the instance heads (`--instance-heads`): `NAME.centre.f32`, `NAME.offset.f32`,\n"
+           "`NAME.boundary.f32` and `NAME.affinity.f32` are those outputs that the heads have (NHWC at /4;\n"
+           "shapes under `instance_outputs`; the Swift test allows 32 times the tolerance on the offsets,\n"
+           "which are in input pixels).\n"
            if any("instance_outputs" in c for c in cases) else ""))
     return cases
 

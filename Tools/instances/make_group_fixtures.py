@@ -14,7 +14,10 @@ so that slivers, boundary checks and joins all happen. Per case NAME:
 - NAME.mask.png: group.py's step 1 mask (the foreground resized to the photo, >= 0.5), 0/255;
 - NAME.centre.f32, NAME.offset.f32 ((dy, dx) interleaved per cell), NAME.boundary.f32: raw
   little-endian float32, row-major cells;
-- NAME.labels.png: `group`'s label map (8-bit: 0 background, 1.. largest first).
+- NAME.affinity.f32 (the `affinity-*` cases, whose json gives `affinity_split`: [bias, min piece]):
+  affinity_split.py's maps, (C, hc, wc) float32, one map after another;
+- NAME.labels.png: `group`'s label map (8-bit: 0 background, 1.. largest first), split again by
+  `affinity_split.affinity_split` in the `affinity-*` cases.
 OpenCV's Intel IPP path is turned off (`cv2.ipp.setUseIPP(False)`): its bilinear resize differs from
 OpenCV's own in the last digits, and the Swift port follows OpenCV's own arithmetic.
 """
@@ -32,6 +35,7 @@ import numpy as np
 
 TOOLS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TOOLS))
+from instances.affinity_split import OFFSETS, affinity_split  # noqa: E402
 from instances.group import GroupParams, group, split_candidates, split_score  # noqa: E402
 from instances.targets import instance_targets  # noqa: E402
 
@@ -97,6 +101,34 @@ def weak_spurious_peak(c4, o4):
     return c4, o4
 
 
+def centreless(c4, o4):
+    """No centre peak anywhere: the grouping keeps the components and the affinity split alone cuts."""
+    return np.zeros_like(c4), o4
+
+
+def hidden_peak(c4, o4):
+    """The strongest centre peak gone (9 x 9 cells around it), as for an overlapped object whose
+    centre the heads miss: the grouping cannot cut it off, the affinity split may."""
+    c4 = c4.copy()
+    i, j = np.unravel_index(int(np.argmax(c4)), c4.shape)
+    c4[max(0, i - 4):i + 5, max(0, j - 4):j + 5] = 0
+    return c4, o4
+
+
+def affinity_cues(ids, rng):
+    """`affinity_split.OFFSETS`' maps of an id map at /4 (cell (i, j) samples model pixel (4i + 1,
+    4j + 1), as `cues` does): 1 where a pair of cells lies on one instance, else 0; blurred and noisy
+    so that weak seams, small clusters and pairs of weight 0 all happen. (C, hc, wc) float32."""
+    cell = ids[1::4, 1::4].astype(np.int32)
+    hc, wc = cell.shape
+    maps = np.zeros((len(OFFSETS), hc, wc), np.float32)
+    for c, (dy, dx) in enumerate(OFFSETS):
+        a, b = cell[:hc - dy, :wc - dx], cell[dy:, dx:]
+        maps[c, :hc - dy, :wc - dx] = (a == b) & (a > 0)
+    maps = np.stack([cv2.GaussianBlur(m, (0, 0), 0.6) for m in maps]) + rng.normal(0, 0.06, maps.shape)
+    return np.clip(maps, 0, 1).astype(np.float32)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=str(TOOLS.parent / "Tests/Fixtures/instances/group"))
@@ -125,13 +157,31 @@ def main():
     # offsets do not point at is joined back by its low support, where the four weights keep it.
     support = {"boundary_threshold": None, "split_check": (5.0, 1.0, 0.85, 1.3, 1.0)}
     cases += [("split-check-support", self_check_scene(), (229, 241), True, True, support, spurious_peak)]
-    summary = []
+    # The affinity split after the grouping (affinity_split.py; its own seeds, so the cases above
+    # keep their bytes): on the components alone (no centre peaks), and after a grouping that missed
+    # the strongest peak, at several biases and minimum pieces. Most of them cut an instance again;
+    # those that do not check that nothing changes then.
+    arng = np.random.default_rng(4646)
+    cases += [("affinity-centreless", self_check_scene(), (247, 263), True, True,
+               {"affinity_split": (0.5, 0.03)}, centreless)]
+    for k, (bias, piece) in enumerate([(0.3, 0.0), (0.3, 0.02), (0.3, 0.03), (0.7, 0.01)]):
+        cases.append((f"affinity-scene{k}", random_scene(arng), (int(arng.integers(150, 330)), int(arng.integers(150, 330))),
+                      True, True, {"boundary_threshold": None, "affinity_split": (bias, piece)},
+                      centreless if k % 2 == 0 else hidden_peak))
+    summary, further = [], 0  # further: the affinity cases whose split cuts some instance again
     for name, (ids, count), (H, W), noisy, with_boundary, overrides, *change in cases:
-        fg, c4, o4, b4 = cues(ids, count, rng, noisy)
+        fg, c4, o4, b4 = cues(ids, count, arng if "affinity_split" in overrides else rng, noisy)
         if change:
             c4, o4 = change[0](c4, o4)
-        params = GroupParams(**(asdict(GroupParams()) | overrides))
+        split = overrides.get("affinity_split")
+        params = GroupParams(**(asdict(GroupParams()) | {k: v for k, v in overrides.items() if k != "affinity_split"}))
         labels = group(fg, c4, o4, b4 if with_boundary else None, (H, W), params)
+        if split is not None:
+            aff = affinity_cues(ids, arng)
+            grouped = labels.max()
+            labels = affinity_split(labels, aff, fg.shape, *split)
+            further += int(labels.max() > grouped)
+            aff.astype("<f4").tofile(out / f"{name}.affinity.f32")
         if params.split_check is not None:  # both outcomes happen, none within rounding of the threshold
             keep = math.log(params.split_probability / (1 - params.split_probability))
             margins = [split_score(params.split_check, f) - keep for _, _, f in split_candidates(fg, c4, o4, b4, (H, W), params)[1]]
@@ -149,9 +199,10 @@ def main():
         if with_boundary:
             b4.astype("<f4").tofile(out / f"{name}.boundary.f32")
         meta = {"photo": [H, W], "model": list(fg.shape), "cells": list(c4.shape), "boundary": with_boundary,
-                "params": asdict(params), "instances": int(labels.max())}
+                "params": asdict(params), "instances": int(labels.max())} | ({"affinity_split": split} if split else {})
         (out / f"{name}.json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
         summary.append(f"{name}: {H}x{W}, {int(labels.max())} instances (scene {count}), areas {np.bincount(labels.ravel())[1:].tolist()}")
+    assert further >= 3, f"only {further} affinity cases split an instance further"
     (out / "README.md").write_text(
         "# Grouping parity fixtures (issue 39)\n\n"
         "Generated by `Tools/instances/make_group_fixtures.py`; do not edit. Seeded scenes (no photo), their\n"
