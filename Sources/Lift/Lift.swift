@@ -6,5 +6,5 @@
 /// Lift's version, printed by `lift --version`.
 public enum LiftVersion {
     /// Semantic version of this build.
-    public static let string = "2.6.0"
+    public static let string = "2.7.0"
 }

@@ -76,9 +76,13 @@ public enum InstanceGrouping {
         /// set for the best panoptic quality a standard error inside issue 39's over-split bound (the
         /// components' + 2 points). Heads trained again are tuned and fitted again
         /// (`Tools/instances/predict.py --tune`, `fit_split_check.py`) and both places change together.
+        /// Then the affinity split of run `i46b`'s branch (`AffinitySplit`: bias 0.7, pieces under 3 %
+        /// of the cell grid merged), tuned the same way on those grouped instances
+        /// (`Tools/instances/affinity_split.py --tune`); cues without affinity maps skip it.
         public static let shipped = Parameters(
             centreThreshold: 0.25, minimumPiece: 0.01, boundaryThreshold: nil, minimumSupport: 0,
-            splitCheck: SplitCheck(bias: 5.4557, peak: 0.9252, seam: 0.7895, spread: 1.5885, support: 0.2669, probability: 0.7))
+            splitCheck: SplitCheck(bias: 5.4557, peak: 0.9252, seam: 0.7895, spread: 1.5885, support: 0.2669, probability: 0.7),
+            affinitySplit: AffinitySplit.Parameters(bias: 0.7, minimumPiece: 0.03))
 
         /// Throws `MaskError.invalidParameter` for a value out of its range.
         public func validate() throws {

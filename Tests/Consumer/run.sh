@@ -4,7 +4,7 @@
 #   Tests/Consumer/run.sh            # build the consumer (release, CPU flags passed), run the example
 #   Tests/Consumer/run.sh --measure  # also time a cut-out built with and without the CPU flags
 #
-# It clones this repository's HEAD into a scratch directory, tags the clone 2.6.0 (this version) and builds
+# It clones this repository's HEAD into a scratch directory, tags the clone 2.7.0 (this version) and builds
 # Tests/Consumer/Package.swift against it with `.package(url: "file://…", from: "2.0.0")`, which is
 # what SwiftPM refuses when a versioned dependency carries unsafe flags. The consumer passes the CPU
 # target itself (`-Xswiftc -target-cpu -Xswiftc native`, as the README says). ~2 min on 2 cores.
@@ -16,7 +16,7 @@ scratch="$(mktemp -d "${TMPDIR:-/tmp}/lift-consumer.XXXXXX")"
 trap 'rm -rf "$scratch"' EXIT
 
 git clone -q "$root" "$scratch/Lift"
-git -C "$scratch/Lift" -c user.name=ci -c user.email=ci@localhost tag 2.6.0
+git -C "$scratch/Lift" -c user.name=ci -c user.email=ci@localhost tag 2.7.0
 mkdir -p "$scratch/Consumer/Sources/ReadmeExample" "$scratch/out"
 cp "$root/Tests/Consumer/Package.swift" "$scratch/Consumer/"
 cp -r "$root/Tests/Consumer/Sources/TimedCutout" "$scratch/Consumer/Sources/"
@@ -35,7 +35,7 @@ photo="$root/Tests/Fixtures/examples/astronaut.jpg"
 for file in cutout.png picked.png picked.mask.png; do
   [ -s "$scratch/out/$file" ] || { echo "consumer: the README example wrote no $file" >&2; exit 1; }
 done
-echo "consumer: Lift 2.6.0 by version (from: "2.0.0"): README example ran, wrote cutout.png, picked.png, picked.mask.png"
+echo "consumer: Lift 2.7.0 by version (from: "2.0.0"): README example ran, wrote cutout.png, picked.png, picked.mask.png"
 
 if $measure; then
   # Side by side on one photo: the consumer built with the CPU flags, without them, and `lift`.

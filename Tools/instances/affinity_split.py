@@ -1,13 +1,16 @@
 """A grouping step on top of group.py for heads with an affinity branch (issue 39, runs `i46a` /
 `i46b` in Tools/TRAINING.md): each instance of group.py's label map is split again into the
 clusters of a mutex watershed (Wolf et al. 2018) over the branch's cell-pair probabilities, so an
-object that got no centre peak of its own can still come apart. Measured, not shipped (Lift's
-Swift grouping has no such step).
+object that got no centre peak of its own can still come apart. Lift's Swift form is
+`Sources/LiftMask/AffinitySplit.swift`, shipped since Lift 2.7.0 with run `i46b`'s branch at
+SHIPPED_SPLIT (bias 0.7, min piece 0.03; `InstanceGrouping.Parameters.shipped.affinitySplit`, the two
+change together); make_group_fixtures.py checks that both give the same label maps.
 
   .venv/bin/python Tools/instances/affinity_split.py --checkpoint RUN/last.pt --tune      # the grid, tuning set only
   .venv/bin/python Tools/instances/affinity_split.py --checkpoint RUN/last.pt --bias 0.4 --min-piece 0.02   # eval set + val500 photos
   .venv/bin/python Tools/instances/affinity_split.py --checkpoint RUN/last.pt --cups --bias 0.4 --min-piece 0.02
   .venv/bin/python Tools/instances/affinity_split.py --checkpoint RUN/last.pt --save-branch FILE.safetensors
+  .venv/bin/python Tools/instances/affinity_split.py --checkpoint Weights/subject.safetensors --cups --bias 0.7 --min-piece 0.03
 
 --save-branch keeps a run's affinity branch (its EMA: `instance.affinity_trunk.*` and
 `instance.branches.affinity.*`, BatchNorms unfolded) with the run's args and commit; such a file
@@ -52,6 +55,7 @@ SHIPPED_WEIGHTS = HERE.parents[1] / "Weights/subject.safetensors"
 BRANCH_KEYS = ("instance.affinity_trunk.", "instance.branches.affinity.")
 
 OFFSETS = InstanceHeads.AFFINITY_OFFSETS
+SHIPPED_SPLIT = (0.7, 0.03)  # (bias, min piece) of Lift's shipped split: run i46b's tuning pick
 # (bias, min piece) settings of --tune (run i46b's rule; i46a was judged on bias <= 0.4, piece <= 0.02)
 TUNE_GRID = [(None, 0.01)] + [(b / 10, m) for b in range(9) for m in (0.01, 0.02, 0.03)]
 
@@ -116,7 +120,8 @@ def first_seen(values) -> np.ndarray:
 
 def merge_small(clusters: np.ndarray, attractive, min_cells: int) -> np.ndarray:
     """`clusters` with those under `min_cells` cells joined, the smallest first, to the cluster they
-    share the most attraction with (the largest other one when they share none); renumbered 0.."""
+    share the most attraction with (the largest other one when they share none, or only pairs of
+    weight 0); renumbered 0.."""
     u, v, w = attractive
     ys, xs = np.nonzero(clusters >= 0)
     lab = clusters[ys, xs].copy()
@@ -127,9 +132,11 @@ def merge_small(clusters: np.ndarray, attractive, min_cells: int) -> np.ndarray:
         s = ids[np.argmin(counts)]
         lu, lv = lab[u], lab[v]
         across = (lu == s) != (lv == s)
+        pull = np.zeros(1)
         if across.any():
             other = np.where(lu[across] == s, lv[across], lu[across])
             pull = np.bincount(other, weights=w[across], minlength=lab.max() + 1)
+        if pull.max() > 0:
             target = int(np.argmax(pull))
         else:
             target = int(ids[ids != s][np.argmax(counts[ids != s])])
@@ -216,12 +223,18 @@ def save_branch(checkpoint, path):
 
 
 def load(checkpoint):
-    """A SubjectNet in eval mode: a train_subject.py checkpoint's EMA, or a --save-branch file's branch
-    beside Weights/subject.safetensors' network and heads."""
+    """A SubjectNet in eval mode: a train_subject.py checkpoint's EMA, an exported Lift subject file
+    whose heads have the branch (Weights/subject.safetensors since Lift 2.7.0), or a --save-branch
+    file's branch beside Weights/subject.safetensors' network and heads."""
     if not str(checkpoint).endswith(".safetensors"):
         return load_model(checkpoint, "ema")[0]
     from conversion.export_subject import load_exported
+    from safetensors import safe_open
     from safetensors.torch import load_file
+    with safe_open(str(checkpoint), "pt") as f:
+        exported = "lift.graph" in (f.metadata() or {})
+    if exported:
+        return load_exported(checkpoint).eval()
     branch = load_file(str(checkpoint))
     base = load_exported(SHIPPED_WEIGHTS).state_dict()
     model = net_for({**base, **branch})
@@ -299,9 +312,10 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--tune", action="store_true", help="the grid on the tuning set")
     ap.add_argument("--cups", action="store_true", help="the three cups only")
-    ap.add_argument("--bias", type=lambda v: None if v == "none" else float(v), default=None,
-                    help="the repulsive pairs' bias ('none': group.SHIPPED alone)")
-    ap.add_argument("--min-piece", type=float, default=0.01, help="smallest cluster, a share of the cell grid")
+    ap.add_argument("--bias", type=lambda v: None if v == "none" else float(v), default=SHIPPED_SPLIT[0],
+                    help="the repulsive pairs' bias ('none': group.SHIPPED alone; default: Lift's)")
+    ap.add_argument("--min-piece", type=float, default=SHIPPED_SPLIT[1],
+                    help="smallest cluster, a share of the cell grid (default: Lift's)")
     ap.add_argument("--save-branch", metavar="FILE", help="write the checkpoint's affinity branch to FILE and stop")
     a = ap.parse_args()
     if a.save_branch:
