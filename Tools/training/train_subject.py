@@ -40,7 +40,8 @@ Instance heads (issue 39, off by default; Tools/TRAINING.md "Next: instance head
   --instance-fine adds the encoder's /4 map, --instance-context-width widens that instance decoder.
   --affinity-head adds the affinity branch (same-instance probabilities of cell pairs,
   InstanceHeads.AFFINITY_OFFSETS; training_recipe.affinity_loss x --affinity-weight); with
-  --affinity-only only it learns, beside --init-heads' heads kept bit for bit (run i46a).
+  --affinity-only only it learns, beside --init-heads' heads kept bit for bit (run i46a; an
+  --init-heads whose heads have the branch, such as the shipped file since Lift 2.7.0, continues it).
 Distillation (off by default): --distill D trains on (1 - D) mask + D teacher, the teacher being
   what `accurate` combines before refinement (Tools/training/teacher_maps.py writes it per split).
 Issue 39, joint training that holds the foreground (all off by default; Tools/TRAINING.md):
@@ -422,7 +423,8 @@ def main():
                              f"missing {[k for k in missing if not k.startswith('private.')]})")
                 log(f"instance heads: {len(heads)} tensors from {a.init_heads} instead"
                     + (f"; the private encoder copy ({len(missing)} tensors) as seeded" if missing else ""))
-                if a.affinity_head:  # the affinity branch's own trunk starts as the loaded trunk
+                if a.affinity_head and not any(k.startswith("affinity_trunk.") for k in heads):
+                    # a new affinity branch's own trunk starts as the loaded trunk; a loaded branch stays
                     model.instance.affinity_trunk.load_state_dict(model.instance.trunk.state_dict())
     if a.affinity_only and not (a.affinity_head and a.init_heads and a.freeze_foreground):
         sys.exit("--affinity-only trains a new affinity branch beside loaded heads: give --affinity-head, "
