@@ -17,9 +17,12 @@ import LiftImage
 ///    cell grid join, the smallest first (ties: the lower number), the cluster they attract most
 ///    (summed weight of the attractive pairs between them; ties: the lower number), or the largest
 ///    other one (ties: the lower number) when they attract none.
-/// 3. Every photo pixel of the instance takes the cluster of the cell it lies in (column `x` in cell
-///    `⌊(x + 0.5) · cellWidth / width⌋`, rows alike); where that cell is not the instance's, the
-///    cluster of the nearest of the 8 cells around it that is (distance from the pixel to the
+/// 3. Every photo pixel of the instance takes the cluster whose indicator on the cell grid (1 on its
+///    cells, 0 elsewhere), read bilinearly at the pixel as `CellSampler` reads a map, is largest
+///    (ties: the lower number), so that seams run between cell centres instead of along the
+///    cells' edges (steps of 4 model pixels, ~60 photo pixels at 12 MP). Where every indicator is
+///    0, the cluster of the nearest of the 8 cells around the pixel's own (column `x` in cell
+///    `⌊(x + 0.5) · cellWidth / width⌋`, rows alike) that has one (distance from the pixel to the
 ///    cells' centres, in cells; ties in raster order), else the instance's largest cluster.
 ///
 /// Instances with fewer than twice the minimum cells stay whole. The instances' union is unchanged,
@@ -71,8 +74,9 @@ public enum AffinitySplit {
             for j in 0 ..< wc { cellsOf[Int(labels.label(x: px[j], y: py[i]))].append(i * wc + j) }
         }
         let minimumCells = max(1, Int((p.minimumPiece * Double(hc) * Double(wc)).rounded(.toNearestOrEven)))
-        // Per instance that splits: its clusters on the cell grid (-1 off it) and the largest one.
-        var splits: [Int: (grid: [Int32], largest: Int32, firstNewID: Int32)] = [:]
+        // Per instance that splits: its clusters on the cell grid (-1 off it), each cluster's
+        // indicator map (cluster-major), the largest cluster and the first new label.
+        var splits: [Int: (grid: [Int32], indicators: [Float], count: Int, largest: Int32, firstNewID: Int32)] = [:]
         var nextID = Int32(labels.count + 1)
         for label in 1 ... labels.count where cellsOf[label].count >= 2 * minimumCells {
             let cells = cellsOf[label]
@@ -80,23 +84,45 @@ public enum AffinitySplit {
             let count = mergeSmall(&clusters.cluster, attractive: clusters.attractive, minimumCells: minimumCells)
             guard count > 1 else { continue }
             var grid = [Int32](repeating: -1, count: hc * wc), sizes = [Int](repeating: 0, count: count)
+            var indicators = [Float](repeating: 0, count: count * hc * wc)
             for (k, cell) in cells.enumerated() {
-                grid[cell] = clusters.cluster[k]
-                sizes[Int(clusters.cluster[k])] += 1
+                let c = Int(clusters.cluster[k])
+                grid[cell] = Int32(c)
+                indicators[c * hc * wc + cell] = 1
+                sizes[c] += 1
             }
             var largest = 0
             for c in sizes.indices where sizes[c] > sizes[largest] { largest = c }
-            splits[label] = (grid, Int32(largest), nextID)
+            splits[label] = (grid, indicators, count, Int32(largest), nextID)
             nextID += Int32(count - 1)
         }
         guard !splits.isEmpty else { return nil }
         // Step 3 on the runs of the instances that split.
+        let sampler = CellSampler(cellWidth: wc, cellHeight: hc, width: width, height: height)
         let columnCell = (0 ..< width).map { x in ((Double(x) + 0.5) * Double(wc)) / Double(width) }
         let rowCell = (0 ..< height).map { y in ((Double(y) + 0.5) * Double(hc)) / Double(height) }
+        /// The cluster of pixel (x, y) of an instance: the largest bilinear indicator, else the
+        /// nearest neighbour cell's, else the largest cluster.
+        func cluster(x: Int, y: Int, grid: [Int32], indicators: UnsafePointer<Float>, count: Int, largest: Int32) -> Int32 {
+            var best: Int32 = -1, share: Float = 0
+            for c in 0 ..< count {
+                let v = sampler.value(indicators + c &* hc &* wc, x: x, y: y)
+                if v > share { (best, share) = (Int32(c), v) }
+            }
+            guard best < 0 else { return best }
+            let fy = rowCell[y], fx = columnCell[x], cy = min(Int(fy), hc - 1), cx = min(Int(fx), wc - 1)
+            var nearest = Double.infinity
+            for ny in cy - 1 ... cy + 1 where ny >= 0 && ny < hc {
+                for nx in cx - 1 ... cx + 1 where nx >= 0 && nx < wc && (ny != cy || nx != cx) {
+                    let c = grid[ny * wc + nx], dy = fy - (Double(ny) + 0.5), dx = fx - (Double(nx) + 0.5)
+                    if c >= 0, dy * dy + dx * dx < nearest { (best, nearest) = (c, dy * dy + dx * dx) }
+                }
+            }
+            return best >= 0 ? best : largest
+        }
         var start: [Int32] = [], end: [Int32] = [], ids: [Int32] = []
         var offsets = [Int](repeating: 0, count: height + 1)
         for y in 0 ..< height {
-            let fy = rowCell[y], cy = min(Int(fy), hc - 1)
             for r in labels.rowOffsets[y] ..< labels.rowOffsets[y + 1] {
                 let label = labels.runLabel[r]
                 guard let split = splits[Int(label)] else {
@@ -105,27 +131,18 @@ public enum AffinitySplit {
                     ids.append(label)
                     continue
                 }
-                for x in Int(labels.runStart[r]) ..< Int(labels.runEnd[r]) {
-                    let fx = columnCell[x], cx = min(Int(fx), wc - 1)
-                    var cluster = split.grid[cy * wc + cx]
-                    if cluster < 0 {
-                        var nearest = Double.infinity
-                        for ny in cy - 1 ... cy + 1 where ny >= 0 && ny < hc {
-                            for nx in cx - 1 ... cx + 1 where nx >= 0 && nx < wc && (ny != cy || nx != cx) {
-                                let c = split.grid[ny * wc + nx]
-                                let dy = fy - (Double(ny) + 0.5), dx = fx - (Double(nx) + 0.5)
-                                if c >= 0, dy * dy + dx * dx < nearest { (cluster, nearest) = (c, dy * dy + dx * dx) }
-                            }
+                split.indicators.withUnsafeBufferPointer { indicators in
+                    for x in Int(labels.runStart[r]) ..< Int(labels.runEnd[r]) {
+                        let c = cluster(x: x, y: y, grid: split.grid, indicators: indicators.nonEmptyBase, count: split.count,
+                                        largest: split.largest)
+                        let id = c == 0 ? label : split.firstNewID + c - 1
+                        if ids.count > offsets[y], ids[ids.count - 1] == id, end[end.count - 1] == Int32(x) {
+                            end[end.count - 1] += 1
+                        } else {
+                            start.append(Int32(x))
+                            end.append(Int32(x + 1))
+                            ids.append(id)
                         }
-                        if cluster < 0 { cluster = split.largest }
-                    }
-                    let id = cluster == 0 ? label : split.firstNewID + cluster - 1
-                    if let last = ids.last, ids.count > offsets[y], last == id, end[end.count - 1] == Int32(x) {
-                        end[end.count - 1] += 1
-                    } else {
-                        start.append(Int32(x))
-                        end.append(Int32(x + 1))
-                        ids.append(id)
                     }
                 }
             }
