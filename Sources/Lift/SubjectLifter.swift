@@ -411,9 +411,10 @@ private struct Network: Sendable {
     /// `[1, h, w, 2]` as (dy, dx), affinity `[1, h, w, 6]` in `InstanceCues.affinityOffsets` order),
     /// over a model frame of `frame`'s size.
     private static func cues(_ outputs: [Tensor], at index: CueOutputs, frame: TensorShape) throws -> InstanceCues {
-        func map(_ tensor: Tensor, channel: Int = 0) -> FloatMap {
+        /// Each channel of `tensor` as a map (one copy of the tensor, however many channels).
+        func maps(_ tensor: Tensor) -> [FloatMap] {
             let s = tensor.shape, all = tensor.toArray()
-            return FloatMap(width: s.w, height: s.h, values: stride(from: channel, to: all.count, by: s.c).map { all[$0] })
+            return (0 ..< s.c).map { c in FloatMap(width: s.w, height: s.h, values: stride(from: c, to: all.count, by: s.c).map { all[$0] }) }
         }
         let centre = outputs[index.centre], offset = outputs[index.offset], boundary = index.boundary.map { outputs[$0] }
         let affinity = index.affinity.map { outputs[$0] }, pairs = InstanceCues.affinityOffsets.count
@@ -424,9 +425,9 @@ private struct Network: Sendable {
                 value: "centre \(centre.shape.c), offset \(offset.shape.c), boundary \(boundary?.shape.c ?? 0), affinity \(affinity?.shape.c ?? 0)",
                 expected: "centre 1, offset 2 (dy, dx), boundary 1, affinity \(pairs)")
         }
-        return try InstanceCues(modelWidth: frame.w, modelHeight: frame.h, centre: map(centre), offsetY: map(offset, channel: 0),
-                                offsetX: map(offset, channel: 1), boundary: boundary.map { map($0) },
-                                affinity: affinity.map { a in (0 ..< pairs).map { map(a, channel: $0) } })
+        let offsets = maps(offset)
+        return try InstanceCues(modelWidth: frame.w, modelHeight: frame.h, centre: maps(centre)[0], offsetY: offsets[0],
+                                offsetX: offsets[1], boundary: boundary.map { maps($0)[0] }, affinity: affinity.map(maps))
     }
 
     /// Maps the smallest value to 0 and the largest to 1, linearly (a constant map becomes 0).
