@@ -153,12 +153,25 @@ def affinity_split(labels: np.ndarray, affinity: np.ndarray, model_size, bias: f
     """group.py's (H, W) label map with each instance split into its clusters (module docstring);
     `affinity` (len(OFFSETS), hc, wc) on the heads' cell grid of the (h, w) `model_size` frame.
     Returns the label map ordered as group.ordered numbers instances."""
-    H, W = labels.shape
-    hc, wc = affinity.shape[1:]
-    h, w = model_size
+    return split_instances(labels, affinity, model_size, min_piece, lambda c, a: mutex_watershed(c, a, bias), stride)
+
+
+def cell_positions(shape, cells, model_size, stride: int = 4):
+    """The photo rows and columns (two int arrays) of the (hc, wc) `cells` of the (h, w)
+    `model_size` frame on a photo of `shape` (H, W): each cell's model-pixel centre, stretched."""
+    (H, W), (hc, wc), (h, w) = shape, cells, model_size
     py = np.clip(np.round((np.arange(hc) * stride + (stride - 1) / 2 + 0.5) * H / h - 0.5).astype(int), 0, H - 1)
     px = np.clip(np.round((np.arange(wc) * stride + (stride - 1) / 2 + 0.5) * W / w - 0.5).astype(int), 0, W - 1)
-    cell_labels = labels[np.ix_(py, px)]
+    return py, px
+
+
+def split_instances(labels: np.ndarray, affinity: np.ndarray, model_size, min_piece: float, cluster,
+                    stride: int = 4) -> np.ndarray:
+    """`labels` with each instance split by `cluster(cells, affinity)` -> ((hc, wc) cluster ids,
+    the attractive pairs (u, v, w)), pieces under `min_piece` of the grid merged (merge_small) and
+    pixels assigned by pixel_clusters; affinity_split's steps around its clustering."""
+    hc, wc = affinity.shape[1:]
+    cell_labels = labels[np.ix_(*cell_positions(labels.shape, (hc, wc), model_size, stride))]
     out = labels.copy()
     next_label = int(labels.max()) + 1
     min_cells = max(1, int(round(min_piece * hc * wc)))
@@ -166,7 +179,7 @@ def affinity_split(labels: np.ndarray, affinity: np.ndarray, model_size, bias: f
         cells = cell_labels == label
         if cells.sum() < 2 * min_cells:
             continue
-        clusters = merge_small(*mutex_watershed(cells, affinity, bias), min_cells)
+        clusters = merge_small(*cluster(cells, affinity), min_cells)
         if clusters.max() < 1:
             continue
         region = labels == label

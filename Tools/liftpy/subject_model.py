@@ -182,7 +182,8 @@ class SubjectNet(nn.Module):
     WIDTHS = (24, 32, 48, 64, 96)  # decoder outputs at /2, /4, /8, /16; context at /32
 
     def __init__(self, variant="s", instance_heads=False, boundary_head=True, instance_context=False,
-                 instance_fine=False, instance_context_width=64, instance_private=False, instance_affinity=False):
+                 instance_fine=False, instance_context_width=64, instance_private=False, instance_affinity=False,
+                 affinity_fine=False):
         super().__init__()
         spec = VARIANTS[variant]
         self.variant = variant
@@ -209,7 +210,8 @@ class SubjectNet(nn.Module):
         # its width) and `context_width`.
         self.instance = (InstanceHeads(w[1], boundary=boundary_head, context=widths, source=source or "decoder",
                                        fine=skip[1] if instance_fine else None, context_width=instance_context_width,
-                                       affinity=instance_affinity)
+                                       affinity=instance_affinity,
+                                       affinity_fine=skip[1] if instance_affinity and affinity_fine else None)
                          if instance_heads else None)
         # instance_private (train_subject.py --instance-private): the heads read /8, /16,
         # /32 maps from a trainable copy of the encoder's blocks past /4 (`instance.private.*`),
@@ -299,7 +301,7 @@ class InstanceHeads(nn.Module):
     AFFINITY_BIAS = 2.0  # most pairs of foreground cells share their instance
 
     def __init__(self, cin=32, mid=32, boundary=True, context=None, source="decoder", fine=None, context_width=64,
-                 affinity=False):
+                 affinity=False, affinity_fine=None):
         super().__init__()
         # context: the widths (/8, /16, /32) of the decoder's coarser maps for a light instance
         # decoder (Panoptic-DeepLab gives instances a decoder of their own): at /16 a 1x1 mix of the
@@ -339,7 +341,11 @@ class InstanceHeads(nn.Module):
                 self.branches["boundary"][-1].bias.fill_(self.BOUNDARY_BIAS)
             if affinity:
                 self.branches["affinity"][-1].bias.fill_(self.AFFINITY_BIAS)
-        self.affinity_trunk = ConvBNAct(cin, mid, 3) if affinity else None
+        # affinity_fine (train_subject.py --affinity-fine, with context): the width of the encoder's /4
+        # map, which the affinity trunk reads beside the mixed /4 map (the occlusion edges inside
+        # the salient blob that the decoder smoothed over; its input channels tell net_for)
+        self.affinity_fine = affinity_fine if affinity and self.context else None
+        self.affinity_trunk = ConvBNAct(cin + (self.affinity_fine or 0), mid, 3) if affinity else None
 
     def forward(self, feats):
         """feats: SubjectNet.forward_features's maps (the decoder's /4, /8, /16, /32-context, the
@@ -364,7 +370,8 @@ class InstanceHeads(nn.Module):
             fine = (feats[7],) if self.fine else ()  # the encoder's /4 map
             d4 = getattr(self, self._ctx + ("4f" if self.fine else "4"))(torch.cat([d4, up(i8, d4), *fine], dim=1))
         t = self.trunk(d4)
-        out = {n: b(self.affinity_trunk(d4) if n == "affinity" else t) for n, b in self.branches.items()}
+        a = torch.cat([d4, feats[7]], dim=1) if self.affinity_fine else d4
+        out = {n: b(self.affinity_trunk(a) if n == "affinity" else t) for n, b in self.branches.items()}
         out["offset"] = out["offset"] * self.OFFSET_SCALE
         return out
 
@@ -469,17 +476,21 @@ def net_for(state: dict) -> SubjectNet:
     heads = any(k.startswith("instance.") for k in state)
     ctx = "ectx" if any(k.startswith("instance.ectx16.") for k in state) else "ctx"
     mix16 = state.get(f"instance.{ctx}16.0.0.weight")
+    shape = {k: tuple(getattr(state[k], "shape", state[k])) for k in ("instance.trunk.0.weight",
+                                                                       "instance.affinity_trunk.0.weight") if k in state}
     return SubjectNet(variant_of(state), instance_heads=heads,
                       boundary_head=any(k.startswith("instance.branches.boundary.") for k in state),
                       instance_context="encoder" if ctx == "ectx" else any(k.startswith("instance.ctx16.") for k in state),
                       instance_fine=any(k.startswith(f"instance.{ctx}4f.") for k in state),
                       instance_context_width=64 if mix16 is None else tuple(getattr(mix16, "shape", mix16))[0],
                       instance_private=any(k.startswith("instance.private.") for k in state),
-                      instance_affinity=any(k.startswith("instance.branches.affinity.") for k in state))
+                      instance_affinity=any(k.startswith("instance.branches.affinity.") for k in state),
+                      affinity_fine=len(shape) == 2 and shape["instance.affinity_trunk.0.weight"][1]
+                      > shape["instance.trunk.0.weight"][1])  # the affinity trunk reads more
 
 
 def with_instance_heads(model: SubjectNet, boundary=True, seed=0, context=False, fine=False,
-                        context_width=64, private=False, affinity=False) -> tuple[SubjectNet, list]:
+                        context_width=64, private=False, affinity=False, affinity_fine=False) -> tuple[SubjectNet, list]:
     """A copy of `model` with fresh instance heads (their random initialisation seeded by `seed`):
     every tensor of `model` is loaded with strict=False, and only the heads' keys may be missing.
     With `private` the heads' encoder copy is then seeded from the loaded encoder
@@ -489,7 +500,7 @@ def with_instance_heads(model: SubjectNet, boundary=True, seed=0, context=False,
         torch.manual_seed(seed)
         big = SubjectNet(model.variant, instance_heads=True, boundary_head=boundary, instance_context=context,
                          instance_fine=fine, instance_context_width=context_width, instance_private=private,
-                         instance_affinity=affinity)
+                         instance_affinity=affinity, affinity_fine=affinity_fine)
     missing, unexpected = big.load_state_dict(model.state_dict(), strict=False)
     if unexpected or any(not k.startswith("instance.") for k in missing):
         raise ValueError(f"instance heads: unexpected keys {unexpected}, missing outside the heads "

@@ -90,6 +90,7 @@ RECIPE_ARGS = ("size", "batch", "wd", "ema", "zoom_out_p", "zoom_canvas", "crop_
                "centre_loss", "teacher", "distill_weight", "synth_fg_weight", "log_every", "synth_photo_p",
                "synth_relations", "photo_heads", "photo_weight", "compact_solidity", "synth_photo_paste_p",
                "centre_target", "affinity_head", "affinity_weight", "affinity_only", "affinity_photo_weight",
+               "affinity_fine",
                "ema_ramp_heads", "init", "init_heads", "person_init", "imagenet_init", "grow_from", "variant")  # the last six: where the run began
 
 
@@ -208,6 +209,10 @@ def main():
     ap.add_argument("--affinity-photo-weight", type=float, default=1.0,
                     help="the untouched photos' affinity pairs weigh this much more than the composites' in "
                          "affinity_loss's same-instance mean (real objects whose parts differ in look are one)")
+    ap.add_argument("--affinity-fine", action="store_true",
+                    help="with --affinity-head: the affinity trunk reads the encoder's /4 map too (InstanceHeads' "
+                         "affinity_fine); a loaded narrower trunk is widened with zero weights, so the branch "
+                         "starts as it was loaded")
     ap.add_argument("--affinity-only", action="store_true",
                     help="with --affinity-head, --init-heads and --freeze-foreground: only the affinity branch and "
                          "its trunk learn; every other head stays bit for bit as loaded (eval mode)")
@@ -401,7 +406,7 @@ def main():
             model, fresh = with_instance_heads(model, boundary=not a.no_boundary_head, seed=a.seed,
                                                context=a.instance_context, fine=a.instance_fine,
                                                context_width=a.instance_context_width, private=a.instance_private,
-                                               affinity=a.affinity_head)
+                                               affinity=a.affinity_head, affinity_fine=a.affinity_fine)
             log(f"instance heads: {len(fresh)} tensors initialised fresh (seed {a.seed}), loaded with "
                 f"strict=False for just these keys ({fresh[0]} ... {fresh[-1]}); every other tensor as above")
             if a.centre_loss == "focal":  # CenterNet's prior: -log((1 - 0.1) / 0.1)
@@ -415,6 +420,14 @@ def main():
                 else:
                     ema = torch.load(a.init_heads, map_location="cpu", weights_only=False)["ema"]
                     heads = {k.removeprefix("instance."): v for k, v in ema.items() if k.startswith("instance.")}
+                wide = model.instance.affinity_trunk[0].weight if a.affinity_fine else None
+                narrow = heads.get("affinity_trunk.0.weight")
+                if wide is not None and narrow is not None and narrow.shape[1] < wide.shape[1]:
+                    # --affinity-fine on a loaded branch: the encoder's /4 inputs start at zero weight
+                    heads = dict(heads, **{"affinity_trunk.0.weight": torch.cat(
+                        [narrow, narrow.new_zeros(narrow.shape[0], wide.shape[1] - narrow.shape[1], *narrow.shape[2:])], 1)})
+                    log(f"--affinity-fine: the loaded affinity trunk widened from {narrow.shape[1]} to "
+                        f"{wide.shape[1]} input channels with zero weights")
                 missing, unexpected = model.instance.load_state_dict(heads, strict=False)
                 missing = [k for k in missing
                            if not (a.affinity_head and k.startswith(("branches.affinity.", "affinity_trunk.")))]
