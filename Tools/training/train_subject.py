@@ -510,9 +510,10 @@ def main():
             f"pasted against theirs), relations {synth.relation_weights()}, "
             f"{bank.summary()} (bank built in {time.time() - t_bank:.0f} s), {a.synth_workers} worker(s)")
         synth_batches = iter(loader(synth, batch_size=n_synth, workers=a.synth_workers, start=start_step * n_synth))
-    if a.init_heads and a.init_heads.endswith(".safetensors"):
+    if a.init_heads and a.init_heads.endswith(".safetensors") and not a.resume:
         # The exported heads' BatchNorms are identities that batch statistics would break: measured
-        # on 24 batches of composites from another seed, then the EMA starts from the result.
+        # on 24 batches of composites from another seed, then the EMA starts from the result (a
+        # --resume's heads were re-expressed when its run began, and its EMA is the checkpoint's).
         calib = SynthInstances(seed=a.seed + 1, size=a.size, bank=bank, photo_p=a.synth_photo_p,
                                relation_p=a.synth_relations, photo_paste_p=a.synth_photo_paste_p)
         bns = [m for n, m in model.instance.named_modules()
