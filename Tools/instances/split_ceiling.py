@@ -152,12 +152,11 @@ def main():
     name = Path(a.checkpoint).parent.name + "-" + Path(a.checkpoint).stem
     a.out = a.out or str(WORK / "affinity" / name)
     Path(a.out).mkdir(parents=True, exist_ok=True)
-    items = [it for it in read_set(WORK / "tune") if it[0]["stratum"]["objects"] != "photo" and it[2]]
-    photos = [cv2.imread(str(WORK / "tune" / e["files"]["image"]), cv2.IMREAD_COLOR)[..., ::-1]
-              for e, _, _ in read_set(WORK / "tune")]
+    tune_set = read_set(WORK / "tune")
+    photos = [cv2.imread(str(WORK / "tune" / e["files"]["image"]), cv2.IMREAD_COLOR)[..., ::-1] for e, _, _ in tune_set]
     raw = maps(SimpleNamespace(out=a.out, checkpoint=a.checkpoint, size=a.size), "tune", photos)
-    names = [e["name"] for e, _, _ in read_set(WORK / "tune")]
-    keep = [names.index(e["name"]) for e, _, _ in items]
+    keep = [j for j, (e, _, pairs) in enumerate(tune_set) if e["stratum"]["objects"] != "photo" and pairs]
+    items = [tune_set[j] for j in keep]
     raw = {k: v[keep] for k, v in raw.items()}
     size = raw["fg"].shape[1:]
     heads = label_maps(raw, [gt.shape for _, gt, _ in items], SHIPPED, ("heads",))["heads"]
