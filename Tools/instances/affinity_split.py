@@ -54,7 +54,7 @@ from instances.predict import WORK, infer, label_maps, load_model, tune_photos, 
 from liftpy.subject_model import InstanceHeads, net_for  # noqa: E402
 
 SHIPPED_WEIGHTS = HERE.parents[1] / "Weights/subject.safetensors"
-BRANCH_KEYS = ("instance.affinity_trunk.", "instance.branches.affinity.")
+BRANCH_KEYS = tuple("instance." + k for k in InstanceHeads.AFFINITY_PARTS)
 
 OFFSETS = InstanceHeads.AFFINITY_OFFSETS
 SHIPPED_SPLIT = (0.7, 0.03)  # (bias, min piece) of Lift's shipped split: run i46b's tuning pick

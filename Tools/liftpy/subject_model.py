@@ -183,7 +183,7 @@ class SubjectNet(nn.Module):
 
     def __init__(self, variant="s", instance_heads=False, boundary_head=True, instance_context=False,
                  instance_fine=False, instance_context_width=64, instance_private=False, instance_affinity=False,
-                 affinity_fine=False):
+                 affinity_fine=False, affinity_blocks=0):
         super().__init__()
         spec = VARIANTS[variant]
         self.variant = variant
@@ -211,7 +211,8 @@ class SubjectNet(nn.Module):
         self.instance = (InstanceHeads(w[1], boundary=boundary_head, context=widths, source=source or "decoder",
                                        fine=skip[1] if instance_fine else None, context_width=instance_context_width,
                                        affinity=instance_affinity,
-                                       affinity_fine=skip[1] if instance_affinity and affinity_fine else None)
+                                       affinity_fine=skip[1] if instance_affinity and affinity_fine else None,
+                                       affinity_blocks=affinity_blocks if instance_affinity else 0)
                          if instance_heads else None)
         # instance_private (train_subject.py --instance-private): the heads read /8, /16,
         # /32 maps from a trainable copy of the encoder's blocks past /4 (`instance.private.*`),
@@ -288,7 +289,8 @@ class InstanceHeads(nn.Module):
                 `affinity`, train_subject.py --affinity-head): short and long-range pair cues that
                 need no centre peak per object, for overlaps whose hidden object gets none; the
                 branch has a trunk of its own (`affinity_trunk`, seeded from `trunk` by
-                train_subject.py), so it can learn while every other head stays as it is
+                train_subject.py), so it can learn while every other head stays as it is, and
+                with `affinity_blocks` residual dilated blocks after that trunk (AffinityBlock)
     All layers are conv2d / BatchNorm / ReLU, so they fold and export like the rest; ~50 M
     multiply-accumulates at 256², ~5 % of variant e0 (0.121 GFLOP). With `context` (train_subject.py
     --instance-context) they also read the decoder's /8, /16 and /32 maps through a light instance
@@ -299,9 +301,11 @@ class InstanceHeads(nn.Module):
     # (dy, dx) in /4 cells of the affinity channels: right and down at 1, 3 and 8 cells (4, 12, 32 px at 256²)
     AFFINITY_OFFSETS = ((0, 1), (1, 0), (0, 3), (3, 0), (0, 8), (8, 0))
     AFFINITY_BIAS = 2.0  # most pairs of foreground cells share their instance
+    AFFINITY_DILATIONS = (1, 2, 4, 8)  # of the affinity blocks, in turn (cells)
+    AFFINITY_PARTS = ("affinity_trunk.", "affinity_blocks.", "branches.affinity.")  # the branch's keys in the heads
 
     def __init__(self, cin=32, mid=32, boundary=True, context=None, source="decoder", fine=None, context_width=64,
-                 affinity=False, affinity_fine=None):
+                 affinity=False, affinity_fine=None, affinity_blocks=0):
         super().__init__()
         # context: the widths (/8, /16, /32) of the decoder's coarser maps for a light instance
         # decoder (Panoptic-DeepLab gives instances a decoder of their own): at /16 a 1x1 mix of the
@@ -346,6 +350,15 @@ class InstanceHeads(nn.Module):
         # the salient blob that the decoder smoothed over; its input channels tell net_for)
         self.affinity_fine = affinity_fine if affinity and self.context else None
         self.affinity_trunk = ConvBNAct(cin + (self.affinity_fine or 0), mid, 3) if affinity else None
+        # affinity_blocks (train_subject.py --affinity-blocks): residual dilated 3x3 blocks after the
+        # affinity trunk, dilations AFFINITY_DILATIONS in turn, so that a cell's pair cues see the
+        # partner cell 8 cells away and the shapes between (the trunk and branch alone reach
+        # +-3 cells); registered only when asked for (`instance.affinity_blocks.*`, net_for)
+        if affinity and affinity_blocks:
+            self.affinity_blocks = nn.ModuleList(AffinityBlock(mid, self.AFFINITY_DILATIONS[i % len(self.AFFINITY_DILATIONS)])
+                                                 for i in range(affinity_blocks))
+        else:
+            self.affinity_blocks = ()
 
     def forward(self, feats):
         """feats: SubjectNet.forward_features's maps (the decoder's /4, /8, /16, /32-context, the
@@ -370,10 +383,17 @@ class InstanceHeads(nn.Module):
             fine = (feats[7],) if self.fine else ()  # the encoder's /4 map
             d4 = getattr(self, self._ctx + ("4f" if self.fine else "4"))(torch.cat([d4, up(i8, d4), *fine], dim=1))
         t = self.trunk(d4)
-        a = torch.cat([d4, feats[7]], dim=1) if self.affinity_fine else d4
-        out = {n: b(self.affinity_trunk(a) if n == "affinity" else t) for n, b in self.branches.items()}
+        out = {n: b(self._affinity_features(d4, feats) if n == "affinity" else t) for n, b in self.branches.items()}
         out["offset"] = out["offset"] * self.OFFSET_SCALE
         return out
+
+    def _affinity_features(self, d4, feats):
+        """The affinity branch's input: its trunk over the mixed /4 map (and with affinity_fine the
+        encoder's /4 map, feats[7]), then the affinity blocks."""
+        a = self.affinity_trunk(torch.cat([d4, feats[7]], dim=1) if self.affinity_fine else d4)
+        for block in self.affinity_blocks:
+            a = block(a)
+        return a
 
     def train(self, mode=True):
         """As nn.Module's, but a private encoder copy keeps its BatchNorm statistics (eval mode): it
@@ -383,6 +403,23 @@ class InstanceHeads(nn.Module):
         if self.private is not None:
             self.private.eval()
         return self
+
+
+class AffinityBlock(nn.Module):
+    """x + W(relu(BN(dilated 3x3 conv(x)))), W a 1x1 conv with bias that starts at zero, so a new
+    block starts as the identity and a loaded branch without blocks computes what it did (the
+    residual is exported as an `add` node)."""
+
+    def __init__(self, ch, dilation):
+        super().__init__()
+        self.conv = ConvBNAct(ch, ch, 3, dilation=dilation)
+        self.mix = nn.Conv2d(ch, ch, 1)
+        with torch.no_grad():
+            self.mix.weight.zero_()
+            self.mix.bias.zero_()
+
+    def forward(self, x):
+        return x + self.mix(self.conv(x))
 
 
 def count_macs(model: nn.Module, size=256, instances=False) -> int:
@@ -486,11 +523,13 @@ def net_for(state: dict) -> SubjectNet:
                       instance_private=any(k.startswith("instance.private.") for k in state),
                       instance_affinity=any(k.startswith("instance.branches.affinity.") for k in state),
                       affinity_fine=len(shape) == 2 and shape["instance.affinity_trunk.0.weight"][1]
-                      > shape["instance.trunk.0.weight"][1])  # the affinity trunk reads more
+                      > shape["instance.trunk.0.weight"][1],  # the affinity trunk reads more
+                      affinity_blocks=len({k.split(".")[2] for k in state if k.startswith("instance.affinity_blocks.")}))
 
 
 def with_instance_heads(model: SubjectNet, boundary=True, seed=0, context=False, fine=False,
-                        context_width=64, private=False, affinity=False, affinity_fine=False) -> tuple[SubjectNet, list]:
+                        context_width=64, private=False, affinity=False, affinity_fine=False,
+                        affinity_blocks=0) -> tuple[SubjectNet, list]:
     """A copy of `model` with fresh instance heads (their random initialisation seeded by `seed`):
     every tensor of `model` is loaded with strict=False, and only the heads' keys may be missing.
     With `private` the heads' encoder copy is then seeded from the loaded encoder
@@ -500,7 +539,7 @@ def with_instance_heads(model: SubjectNet, boundary=True, seed=0, context=False,
         torch.manual_seed(seed)
         big = SubjectNet(model.variant, instance_heads=True, boundary_head=boundary, instance_context=context,
                          instance_fine=fine, instance_context_width=context_width, instance_private=private,
-                         instance_affinity=affinity, affinity_fine=affinity_fine)
+                         instance_affinity=affinity, affinity_fine=affinity_fine, affinity_blocks=affinity_blocks)
     missing, unexpected = big.load_state_dict(model.state_dict(), strict=False)
     if unexpected or any(not k.startswith("instance.") for k in missing):
         raise ValueError(f"instance heads: unexpected keys {unexpected}, missing outside the heads "

@@ -90,7 +90,7 @@ RECIPE_ARGS = ("size", "batch", "wd", "ema", "zoom_out_p", "zoom_canvas", "crop_
                "centre_loss", "teacher", "distill_weight", "synth_fg_weight", "log_every", "synth_photo_p",
                "synth_relations", "photo_heads", "photo_weight", "compact_solidity", "synth_photo_paste_p",
                "centre_target", "affinity_head", "affinity_weight", "affinity_only", "affinity_photo_weight",
-               "affinity_fine",
+               "affinity_fine", "affinity_blocks",
                "ema_ramp_heads", "init", "init_heads", "person_init", "imagenet_init", "grow_from", "variant")  # the last six: where the run began
 
 
@@ -213,6 +213,10 @@ def main():
                     help="with --affinity-head: the affinity trunk reads the encoder's /4 map too (InstanceHeads' "
                          "affinity_fine); a loaded narrower trunk is widened with zero weights, so the branch "
                          "starts as it was loaded")
+    ap.add_argument("--affinity-blocks", type=int, default=0, metavar="N",
+                    help="with --affinity-head: N residual dilated 3x3 blocks after the affinity trunk (InstanceHeads' "
+                         "affinity_blocks); new blocks start as identities, so a loaded branch without them "
+                         "starts computing what it did")
     ap.add_argument("--affinity-only", action="store_true",
                     help="with --affinity-head, --init-heads and --freeze-foreground: only the affinity branch and "
                          "its trunk learn; every other head stays bit for bit as loaded (eval mode)")
@@ -406,7 +410,8 @@ def main():
             model, fresh = with_instance_heads(model, boundary=not a.no_boundary_head, seed=a.seed,
                                                context=a.instance_context, fine=a.instance_fine,
                                                context_width=a.instance_context_width, private=a.instance_private,
-                                               affinity=a.affinity_head, affinity_fine=a.affinity_fine)
+                                               affinity=a.affinity_head, affinity_fine=a.affinity_fine,
+                                               affinity_blocks=a.affinity_blocks)
             log(f"instance heads: {len(fresh)} tensors initialised fresh (seed {a.seed}), loaded with "
                 f"strict=False for just these keys ({fresh[0]} ... {fresh[-1]}); every other tensor as above")
             if a.centre_loss == "focal":  # CenterNet's prior: -log((1 - 0.1) / 0.1)
@@ -430,7 +435,7 @@ def main():
                         f"{wide.shape[1]} input channels with zero weights")
                 missing, unexpected = model.instance.load_state_dict(heads, strict=False)
                 missing = [k for k in missing
-                           if not (a.affinity_head and k.startswith(("branches.affinity.", "affinity_trunk.")))]
+                           if not (a.affinity_head and k.startswith(InstanceHeads.AFFINITY_PARTS))]
                 if unexpected or any(not k.startswith("private.") for k in missing):
                     sys.exit(f"--init-heads {a.init_heads}: its heads do not fit these (unexpected {unexpected}, "
                              f"missing {[k for k in missing if not k.startswith('private.')]})")
@@ -456,7 +461,8 @@ def main():
         log(f"teacher: {a.teacher} (variant {teacher.variant}, frozen, eval mode), its foreground probabilities "
             f"on every sample x {a.distill_weight}; the recipe's loss on synthetic composites x {a.synth_fg_weight}")
     if frozen:  # nothing outside the heads needs or gets a gradient; AdamW sees the heads only
-        learns = (("instance.affinity_trunk.", "instance.branches.affinity.") if a.affinity_only else ("instance.",))
+        learns = (tuple("instance." + k for k in InstanceHeads.AFFINITY_PARTS) if a.affinity_only
+                   else ("instance.",))
         for name, p in model.named_parameters():
             p.requires_grad_(name.startswith(learns))
     # frozen: the heads are fresh, so the EMA ramps up (it copies the frozen tensors, which leaves
@@ -518,7 +524,7 @@ def main():
                                relation_p=a.synth_relations, photo_paste_p=a.synth_photo_paste_p)
         bns = [m for n, m in model.instance.named_modules()
                if isinstance(m, nn.BatchNorm2d) and not n.startswith("private.")
-               and (not a.affinity_only or n.startswith(("affinity_trunk.", "branches.affinity.")))]
+               and (not a.affinity_only or n.startswith(InstanceHeads.AFFINITY_PARTS))]
         model.eval()
         views = (torch.stack([torch.from_numpy(calib[i]["image"]) for i in range(j * 16, j * 16 + 16)])
                  .float().div(255).permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
@@ -540,6 +546,8 @@ def main():
         if a.affinity_only:  # so do the loaded heads
             model.instance.eval()
             model.instance.affinity_trunk.train()
+            for block in model.instance.affinity_blocks:
+                block.train()
             model.instance.branches["affinity"].train()
 
     @torch.no_grad()
