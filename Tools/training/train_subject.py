@@ -41,7 +41,9 @@ Instance heads (issue 39, off by default; Tools/TRAINING.md "Next: instance head
   --affinity-head adds the affinity branch (same-instance probabilities of cell pairs,
   InstanceHeads.AFFINITY_OFFSETS; training_recipe.affinity_loss x --affinity-weight); with
   --affinity-only only it learns, beside --init-heads' heads kept bit for bit (run i46a; an
-  --init-heads whose heads have the branch, such as the shipped file since Lift 2.7.0, continues it).
+  --init-heads whose heads have the branch, such as the shipped file since Lift 2.7.0, continues it);
+  --affinity-fine lets its trunk read the encoder's /4 map too, --affinity-blocks N adds N residual
+  dilated blocks after that trunk (both start as the loaded branch: zero weights, identity blocks).
 Distillation (off by default): --distill D trains on (1 - D) mask + D teacher, the teacher being
   what `accurate` combines before refinement (Tools/training/teacher_maps.py writes it per split).
 Issue 39, joint training that holds the foreground (all off by default; Tools/TRAINING.md):
