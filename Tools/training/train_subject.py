@@ -545,12 +545,11 @@ def main():
             for name, child in model.named_children():
                 if name != "instance":
                     child.eval()
-        if a.affinity_only:  # so do the loaded heads
+        if a.affinity_only:  # so do the loaded heads; the branch's own layers (AFFINITY_PARTS) learn
             model.instance.eval()
-            model.instance.affinity_trunk.train()
-            for block in model.instance.affinity_blocks:
-                block.train()
-            model.instance.branches["affinity"].train()
+            for name, layer in model.instance.named_modules():
+                if name.startswith(InstanceHeads.AFFINITY_PARTS):
+                    layer.train()
 
     @torch.no_grad()
     def synth_val(m):
