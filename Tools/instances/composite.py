@@ -53,6 +53,7 @@ class Params:
     min_in_canvas: float = 0.7       # share of an object (not cut by a side) that must lie on the canvas
     split_piece: float = 0.1         # `split`: each visible piece >= this share of the partner's area
     split_size: tuple = (0.35, 0.7)  # `split`: occluder's longer side / the first object's
+    variety: float = 0.0             # each foreground's new look, 0-1 (0: none; training only, see _new_look)
     tries: int = 10
 
 
@@ -137,6 +138,25 @@ def _flip_side(side):
     return {2: 3, 3: 2}.get(side, side)
 
 
+def _new_look(rng, variety: float):
+    """(aspect, colour) for one foreground at `variety` v: its height x aspect and width / aspect,
+    aspect = exp(U(-0.25 v, 0.25 v)), and a 3x3 matrix for its RGB (rows out, columns in) that turns
+    the hue by U(-180 v, 180 v) degrees about the grey axis, scales saturation by exp(U(-0.5 v, 0.5 v))
+    and brightness by exp(U(-0.3 v, 0.3 v)). So that a network trained on a few thousand objects
+    cannot tell instances apart by having seen each object before (issue 39: on the training pool's
+    objects the pair cues separate overlaps at ROC area 0.91, on unseen ones at 0.83)."""
+    aspect = float(np.exp(rng.uniform(-0.25, 0.25) * variety))
+    angle = np.radians(rng.uniform(-180, 180) * variety)
+    sat = float(np.exp(rng.uniform(-0.5, 0.5) * variety))
+    gain = float(np.exp(rng.uniform(-0.3, 0.3) * variety))
+    grey = np.full((3, 3), 1 / 3)
+    u = np.ones(3) / np.sqrt(3)  # Rodrigues' rotation about the grey axis
+    cross = np.array([[0, -u[2], u[1]], [u[2], 0, -u[0]], [-u[1], u[0], 0]])
+    turn = np.cos(angle) * np.eye(3) + np.sin(angle) * cross + (1 - np.cos(angle)) * np.outer(u, u)
+    colour = gain * (grey + sat * (turn - grey))
+    return aspect, colour.astype(np.float32)
+
+
 def _prepare(rng, bank, spec, H, W, p: Params):
     """The K pieces, scaled, mirrored and jittered, before harmonising and feathering."""
     K = spec["count"]
@@ -153,6 +173,7 @@ def _prepare(rng, bank, spec, H, W, p: Params):
         jitter = p.diff_jitter
     pieces = []
     first_long = 0.0
+    looks = {}  # foreground key -> _new_look (copies of one object keep one look)
     for n, (rgb, alpha, side, key) in enumerate(sources):
         h, w = alpha.shape
         s = base / max(h, w) * rng.uniform(1 - jitter, 1 + jitter)
@@ -166,8 +187,16 @@ def _prepare(rng, bank, spec, H, W, p: Params):
         s = min(s, p.max_upscale, 0.95 * H / h, 0.95 * W / w)
         if n == 0:
             first_long = s * max(h, w)
-        r = _resize(rgb, s, s).astype(np.float32)
-        a = _resize(alpha, s, s)
+        if p.variety > 0 and key not in looks:
+            looks[key] = _new_look(rng, p.variety)
+        aspect, colour = looks.get(key, (1.0, None))
+        s_y, s_x = s * aspect, s / aspect
+        if aspect != 1.0:  # the stretch keeps the piece on the canvas
+            s_y, s_x = min(s_y, 0.95 * H / h), min(s_x, 0.95 * W / w)
+        r = _resize(rgb, s_y, s_x).astype(np.float32)
+        a = _resize(alpha, s_y, s_x)
+        if colour is not None:
+            r = np.clip(r @ colour.T, 0, 255)
         flip = (first_flip != (rng.random() < 0.3)) if spec["same"] else rng.random() < 0.5
         if flip:
             r, a, side = r[:, ::-1], a[:, ::-1], _flip_side(side)

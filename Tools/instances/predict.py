@@ -185,6 +185,17 @@ def tune_photos(count, items):
     return out
 
 
+def tuning_keys() -> set:
+    """The DUTS-TE extra keys the instance tuning set (WORK/tune: its objects, backgrounds and
+    untouched photos) and tune_photos(400) use: what a training run that draws on the extra pairs
+    must leave out so that the tuning figures stay unseen. Needs `make_eval_set.py --set tune`."""
+    if not (WORK / "tune" / "manifest.json").exists():
+        sys.exit("the instance tuning set is missing: run Tools/instances/make_eval_set.py --set tune first")
+    items = read_set(WORK / "tune")
+    keys = {key for e, _, _ in items for v in e["sources"].values() for key in ([v] if isinstance(v, str) else v)}
+    return keys | {key for key, _, _ in tune_photos(400, items)}
+
+
 def review_verdict(entry, review) -> str | int | None:
     """What the by-eye `review` ({("extra", key): "one", N or None}) says of a tuning-set image:
     "one" for a composite or a photo it leaves as one object, else the photo's N or None."""

@@ -94,6 +94,21 @@ class Joined:
         return self.splits[j].pair(i - int(self.starts[j]))
 
 
+class Without:
+    """A split less the pairs whose keys are in `keys` (`len`, `pair` and `keys`, as Joined reads)."""
+
+    def __init__(self, split, keys):
+        self.split = split
+        self.index = [i for i, k in enumerate(split.keys) if str(k) not in keys]
+        self.keys = [split.keys[i] for i in self.index]
+
+    def __len__(self):
+        return len(self.index)
+
+    def pair(self, i):
+        return self.split.pair(self.index[i])
+
+
 def blend_targets(masks, teacher, share: float):
     """(1 - share) masks + share teacher, rounded, as flat uint8 (both flat uint8, same layout)."""
     blended = (1.0 - share) * masks.astype(np.float32) + share * teacher.astype(np.float32)

@@ -71,7 +71,7 @@ from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/: liftpy/ and the job folders import from there
 from evaluation.eval_subject import cut_mae, predict_torch, sod_metrics  # noqa: E402
-from liftpy.duts_data import VAL_SETS, Joined, TrainBatches, blend_targets, load_split  # noqa: E402
+from liftpy.duts_data import VAL_SETS, Joined, TrainBatches, Without, blend_targets, load_split  # noqa: E402
 from liftpy.repository import git_commit  # noqa: E402
 from liftpy.subject_model import (InstanceHeads, SubjectNet, count_macs, grow, net_for, variant_of,  # noqa: E402
                                   with_instance_heads)
@@ -89,7 +89,7 @@ RECIPE_ARGS = ("size", "batch", "wd", "ema", "zoom_out_p", "zoom_canvas", "crop_
                "instance_heads", "no_boundary_head", "synth_share", "centre_weight", "offset_weight",
                "boundary_weight", "instance_lr_scale", "freeze_foreground", "instance_context",
                "instance_fine", "instance_context_width", "instance_private",
-               "centre_loss", "teacher", "distill_weight", "synth_fg_weight", "log_every", "synth_photo_p",
+               "centre_loss", "teacher", "distill_weight", "synth_fg_weight", "log_every", "synth_photo_p", "synth_extra", "synth_variety",
                "synth_relations", "photo_heads", "photo_weight", "compact_solidity", "synth_photo_paste_p",
                "centre_target", "affinity_head", "affinity_weight", "affinity_only", "affinity_photo_weight",
                "affinity_fine", "affinity_blocks",
@@ -243,6 +243,14 @@ def main():
     ap.add_argument("--compact-solidity", type=float, default=0.9,
                     help="--photo-heads compact: the least region / convex hull area (sources.solidity) of an "
                          "untouched photo that still teaches its region as one instance")
+    ap.add_argument("--synth-extra", action="store_true",
+                    help="the synthetic stream's objects, backgrounds and photos also come from the DUTS-TE extra "
+                         "pairs, less every one the instance tuning set and predict.py --tune's photos use "
+                         "(predict.tuning_keys); the held-out samples stay DUTS-TR's")
+    ap.add_argument("--synth-variety", type=float, default=0.0,
+                    help="each pasted foreground's new look, 0-1 (composite.Params.variety: its aspect, hue, "
+                         "saturation and brightness drawn anew; copies of one object share theirs); the "
+                         "held-out samples keep 0")
     ap.add_argument("--synth-relations", type=parse_relations, default=None,
                     help="how each composite's object after the first relates to an earlier one, as weights "
                          "like touch=0.25,overlap=0.55,gap=0.1,split=0.1 (default synth.py's RELATION_P: "
@@ -507,15 +515,22 @@ def main():
     if n_synth:
         # The synthetic stream: sample index = step * n_synth + j, so a resumed run continues it.
         from instances.sources import SourceBank
+        from instances.composite import Params
         from instances.synth import SynthInstances, loader
         t_bank = time.time()
-        # DUTS-TR only, also with --train-extra: the instance tuning set is made of the extra pairs.
-        bank = SourceBank(split=duts_tr)
+        # DUTS-TR; with --synth-extra also the extra pairs the instance tuning set does not use
+        # (also with --train-extra, the bank leaves those out unless --synth-extra asks).
+        if a.synth_extra:
+            from instances.predict import tuning_keys
+            bank = SourceBank(split=Joined(duts_tr, Without(load_split("extra"), tuning_keys())))
+        else:
+            bank = SourceBank(split=duts_tr)
         synth = SynthInstances(seed=a.seed, size=a.size, bank=bank, photo_p=a.synth_photo_p,
-                               relation_p=a.synth_relations, photo_paste_p=a.synth_photo_paste_p)
+                               relation_p=a.synth_relations, photo_paste_p=a.synth_photo_paste_p,
+                               params=Params(variety=a.synth_variety))
         log(f"synthetic stream: {n_synth} of {a.batch} per batch from index {start_step * n_synth}, "
             f"untouched photos {a.synth_photo_p:.0%} of them ({a.synth_photo_paste_p:.0%} of those with objects "
-            f"pasted against theirs), relations {synth.relation_weights()}, "
+            f"pasted against theirs), relations {synth.relation_weights()}, variety {a.synth_variety}, "
             f"{bank.summary()} (bank built in {time.time() - t_bank:.0f} s), {a.synth_workers} worker(s)")
         synth_batches = iter(loader(synth, batch_size=n_synth, workers=a.synth_workers, start=start_step * n_synth))
     if a.init_heads and a.init_heads.endswith(".safetensors") and not a.resume:
@@ -536,7 +551,8 @@ def main():
         log(f"--init-heads {a.init_heads}: {len(bns)} head BatchNorms re-expressed from 24 batches of 16 composites")
     held_out = None
     if frozen:  # 64 held-out samples (another seed) for the validation of the heads
-        held = SynthInstances(seed=99, size=a.size, bank=bank)
+        # from DUTS-TR alone, so that the held-out terms of runs with and without --synth-extra compare
+        held = SynthInstances(seed=99, size=a.size, bank=SourceBank(split=duts_tr) if a.synth_extra else bank)
         held_out = [held[i] for i in range(64)]
 
     def train_mode():
