@@ -58,8 +58,9 @@ BRANCH_KEYS = tuple("instance." + k for k in InstanceHeads.AFFINITY_PARTS)
 
 OFFSETS = InstanceHeads.AFFINITY_OFFSETS
 SHIPPED_SPLIT = (0.7, 0.03)  # (bias, min piece) of Lift's shipped split: run i46b's tuning pick
-# (bias, min piece) settings of --tune (run i46b's rule; i46a was judged on bias <= 0.4, piece <= 0.02)
-TUNE_GRID = [(None, 0.01)] + [(b / 10, m) for b in range(9) for m in (0.01, 0.02, 0.03)]
+# (bias, min piece) settings of --tune (run i46b's rule; i46a was judged on bias <= 0.4, piece <= 0.02;
+# bias 0.9 since run i50b, as runs i47a, i48a and i49a picked the edge, 0.8)
+TUNE_GRID = [(None, 0.01)] + [(b / 10, m) for b in range(10) for m in (0.01, 0.02, 0.03)]
 
 
 def _root(parent: list, x: int) -> int:
