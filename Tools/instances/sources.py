@@ -223,6 +223,18 @@ class SourceBank:
                 f"({int((self.fg[:, 5] >= 0).sum())} cut by one side{excluded}), {len(self.bg)} background regions, "
                 f"{len(self.single)} single-object photos")
 
+    def shape_weights(self, target: np.ndarray, bins: int = 10) -> np.ndarray:
+        """Probabilities over the bank's foregrounds that give their solidity (`solidity` of each
+        one's mask) the histogram of the foregrounds where `target` (bool, one per foreground) is
+        True: weight = target's share of a solidity bin / the bank's share of it."""
+        sol = np.array([solidity(self.split.pair(int(i))[1][int(y0):int(y1), int(x0):int(x1)])
+                        for i, y0, y1, x0, x1, *_ in self.fg])
+        b = np.minimum((sol * bins).astype(int), bins - 1)
+        share = np.bincount(b, minlength=bins) / len(b)
+        goal = np.bincount(b[target], minlength=bins) / max(1, int(target.sum()))
+        w = np.where(share[b] > 0, goal[b] / np.maximum(share[b], 1e-12), 0.0)
+        return w / w.sum()
+
     def foreground(self, j: int):
         """Foreground j: (rgb uint8 (h, w, 3), alpha float32 (h, w) in [0, 1], cut side or -1, key).
         The alpha is the soft ground truth restricted to its largest component and that component's

@@ -70,9 +70,10 @@ class SynthInstances:
     def __init__(self, seed=0, length=1_000_000, size=256, splits=("train",), photo_p=0.2, same_p=0.4,
                  counts=(0.15, 0.35, 0.3, 0.2), relation_p=None, sigma=4.0, boundary_r=2,
                  params: Params | None = None, degradation: Degradation | None = None,
-                 bank: SourceBank | None = None, photo_paste_p=0.0):
+                 bank: SourceBank | None = None, photo_paste_p=0.0, fg_weights=None):
         self.seed, self.length, self.size = seed, length, size
         self.photo_paste_p = photo_paste_p
+        self.fg_weights = fg_weights  # None: every foreground of the bank equally often; else its probabilities
         self.bank = bank if bank is not None else SourceBank(splits)
         self.photo_p, self.same_p = photo_p, same_p
         self.counts = np.asarray(counts, np.float64) / np.sum(counts)
@@ -103,7 +104,7 @@ class SynthInstances:
         if same:
             relations = ["overlap" if r == "split" else r for r in relations]
         n_fg = len(self.bank.fg)
-        fgs = [int(v) for v in rng.choice(n_fg, size=1 if same else K, replace=False)]
+        fgs = [int(v) for v in rng.choice(n_fg, size=1 if same else K, replace=False, p=self.fg_weights)]
         if "split" in relations:
             fgs[0] = int(self.elongated[rng.integers(len(self.elongated))])
         return {"count": K, "same": same, "foregrounds": fgs, "relations": relations}
