@@ -524,8 +524,8 @@ def main():
         from instances.composite import Params
         from instances.synth import SynthInstances, loader
         t_bank = time.time()
-        # DUTS-TR; with --synth-extra also the extra pairs the instance tuning set does not use
-        # (also with --train-extra, the bank leaves those out unless --synth-extra asks).
+        # DUTS-TR, also with --train-extra (the instance tuning set is made of the extra pairs); with
+        # --synth-extra also the extra pairs that set does not use.
         if a.synth_extra:
             from instances.predict import tuning_keys
             bank = SourceBank(split=Joined(duts_tr, Without(load_split("extra"), tuning_keys())))
