@@ -139,6 +139,16 @@ def roc_auc(positive: np.ndarray, negative: np.ndarray) -> float:
     return float((pos * (below + 0.5 * neg)).sum() / (len(positive) * len(negative)))
 
 
+def pair_values(ids: np.ndarray, affinity: np.ndarray, k: int):
+    """Channel k's probabilities of the cell pairs with both cells on an object of `ids` (hc, wc):
+    (pairs within one object, pairs across two)."""
+    dy, dx = OFFSETS[k]
+    hc, wc = ids.shape
+    p, q, v = ids[:hc - dy, :wc - dx], ids[dy:, dx:], affinity[k, :hc - dy, :wc - dx]
+    on = (p > 0) & (q > 0)
+    return v[on & (p == q)], v[on & (p != q)]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--checkpoint", default=str(SHIPPED_WEIGHTS), help="affinity_split.py's --checkpoint")
@@ -184,17 +194,14 @@ def main():
     print("\n| relation | " + " | ".join(f"({dy}, {dx})" for dy, dx in OFFSETS) + " |\n" + "|---" * (len(OFFSETS) + 1) + "|")
     for rel in ("touch", "overlap"):
         aucs = []
-        for k, (dy, dx) in enumerate(OFFSETS):
+        for k in range(len(OFFSETS)):
             same, other = [], []
             for (e, gt, _), x in zip(items, branch):
                 if e["stratum"]["relation"] != rel:
                     continue
-                ids = gt[np.ix_(*cell_positions(gt.shape, x.shape[1:], size))]
-                hc, wc = ids.shape
-                p, q, v = ids[:hc - dy, :wc - dx], ids[dy:, dx:], x[k, :hc - dy, :wc - dx]
-                on = (p > 0) & (q > 0)
-                same.append(v[on & (p == q)])
-                other.append(v[on & (p != q)])
+                within, across = pair_values(gt[np.ix_(*cell_positions(gt.shape, x.shape[1:], size))], x, k)
+                same.append(within)
+                other.append(across)
             aucs.append(roc_auc(np.concatenate(same), np.concatenate(other)))
         print(f"| {rel} | " + " | ".join(f"{x:.3f}" for x in aucs) + " |")
 

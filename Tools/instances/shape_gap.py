@@ -1,0 +1,84 @@
+"""Why the affinity branch's overlap cues lag its touching ones (issue 39; Tools/TRAINING.md,
+"Why the overlap cues stay weak", session 50). On composites from the training generator
+(synth.py, seed 99, the held-out samples' seed; two objects, no untouched photos), area under the
+ROC of the branch's same-instance pairs against pairs across the two instances (both cells on an
+object), as split_ceiling.py measures it on the tuning set:
+
+  .venv/bin/python Tools/instances/shape_gap.py --checkpoint RUN/last.pt
+
+1. per object source and relation, each of the six channels: DUTS-TR (what every run trains on),
+   the DUTS-TE extra pairs a --synth-extra run trains on, and those it leaves out
+   (predict.tuning_keys, never trained on);
+2. overlapping pairs only, all channels pooled, by the mean solidity (region / convex hull) of the
+   two visible regions: the same shapes from either source.
+Needs the tuning set (make_eval_set.py --set tune), as tuning_keys does. ~6 min on 2 cores.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # Tools/
+from instances.affinity_split import OFFSETS, cell_positions, load  # noqa: E402
+from instances.predict import infer, tuning_keys  # noqa: E402
+from instances.sources import SourceBank, solidity  # noqa: E402
+from instances.split_ceiling import pair_values, roc_auc  # noqa: E402
+from instances.synth import SynthInstances  # noqa: E402
+from liftpy.duts_data import Without, load_split  # noqa: E402
+
+SOLIDITY_BINS = (0.75, 0.88)  # edges of the three bins: below, between, at or above
+
+
+def composites(bank, relation, n):
+    """n seeded two-object composites in `relation` and the branch's inputs for them."""
+    ds = SynthInstances(seed=99, size=256, bank=bank, photo_p=0.0, counts=(0, 1, 0, 0), relation_p={relation: 1.0})
+    return [ds[i] for i in range(n)]
+
+
+def cell_ids(sample, cells):
+    gt = sample["ids"]
+    return gt[np.ix_(*cell_positions(gt.shape, cells, gt.shape))]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--checkpoint", required=True, help="a checkpoint with an affinity branch (affinity_split.py's)")
+    ap.add_argument("--count", type=int, default=96, help="composites per source and relation (table 2: twice that)")
+    a = ap.parse_args()
+    extra, reserved = load_split("extra"), tuning_keys()
+    kept = {str(k) for k in extra.keys} - reserved
+    banks = {"DUTS-TR": SourceBank(("train",)), "extra, trainable": SourceBank(split=Without(extra, reserved)),
+             "extra, the tuning set's": SourceBank(split=Without(extra, kept))}
+    model = load(a.checkpoint)
+    print(f"{a.checkpoint}\n\n| objects | relation | " + " | ".join(f"({dy}, {dx})" for dy, dx in OFFSETS) + " |\n"
+          + "|---" * (len(OFFSETS) + 2) + "|")
+    for name, bank in banks.items():
+        for relation in ("touch", "overlap"):
+            samples = composites(bank, relation, a.count)
+            affinity = infer(model, [s["image"] for s in samples], 256, True)["affinity"].astype(np.float32)
+            ids = [cell_ids(s, x.shape[1:]) for s, x in zip(samples, affinity)]
+            aucs = [roc_auc(*(np.concatenate(v) for v in zip(*(pair_values(i, x, k) for i, x in zip(ids, affinity)))))
+                    for k in range(len(OFFSETS))]
+            print(f"| {name} | {relation} | " + " | ".join(f"{v:.3f}" for v in aucs) + " |", flush=True)
+    print("\noverlapping pairs by the two regions' mean solidity: area under the ROC (composites)\n"
+          f"| objects | median solidity | < {SOLIDITY_BINS[0]} | {SOLIDITY_BINS[0]}-{SOLIDITY_BINS[1]} | "
+          f">= {SOLIDITY_BINS[1]} |\n|---|---|---|---|---|")
+    for name in ("DUTS-TR", "extra, the tuning set's"):
+        samples = composites(banks[name], "overlap", 2 * a.count)
+        affinity = infer(model, [s["image"] for s in samples], 256, True)["affinity"].astype(np.float32)
+        shapes = [float(np.mean([solidity(255 * (s["ids"] == i).astype(np.uint8)) for i in (1, 2)])) for s in samples]
+        bins = np.searchsorted(SOLIDITY_BINS, shapes, side="right")
+        cells = []
+        for b in range(3):
+            pairs = [pair_values(cell_ids(s, x.shape[1:]), x, k) for s, x, sb in zip(samples, affinity, bins) if sb == b
+                     for k in range(len(OFFSETS))]
+            cells.append(f"{roc_auc(*(np.concatenate(v) for v in zip(*pairs))):.3f} ({int((bins == b).sum())})"
+                         if pairs else "-")
+        print(f"| {name} | {np.median(shapes):.2f} | " + " | ".join(cells) + " |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
