@@ -9,9 +9,9 @@ object), as split_ceiling.py measures it on the tuning set:
 1. per object source and relation, each of the six channels: DUTS-TR (what every run trains on),
    the DUTS-TE extra pairs a --synth-extra run trains on, and those it leaves out
    (predict.tuning_keys, never trained on);
-2. overlapping pairs only, all channels pooled, by the mean solidity (region / convex hull) of the
-   two visible regions: the same shapes from either source.
-Needs the tuning set (make_eval_set.py --set tune), as tuning_keys does. ~6 min on 2 cores.
+2. overlapping pairs only, all channels pooled, by the mean solidity (sources.solidity: largest
+   component / its convex hull) of the two visible regions: the same shapes from either source.
+Needs the tuning set (make_eval_set.py --set tune), as tuning_keys does. ~7 min on 2 cores.
 """
 from __future__ import annotations
 
@@ -32,15 +32,15 @@ from liftpy.duts_data import Without, load_split  # noqa: E402
 SOLIDITY_BINS = (0.75, 0.88)  # edges of the three bins: below, between, at or above
 
 
-def composites(bank, relation, n):
-    """n seeded two-object composites in `relation` and the branch's inputs for them."""
+def composites(model, bank, relation, n):
+    """n seeded two-object composites in `relation`: their samples, the branch's (n, 6, hc, wc)
+    probabilities (mirror-averaged) and each one's ground-truth ids on the cell grid."""
     ds = SynthInstances(seed=99, size=256, bank=bank, photo_p=0.0, counts=(0, 1, 0, 0), relation_p={relation: 1.0})
-    return [ds[i] for i in range(n)]
-
-
-def cell_ids(sample, cells):
-    gt = sample["ids"]
-    return gt[np.ix_(*cell_positions(gt.shape, cells, gt.shape))]
+    samples = [ds[i] for i in range(n)]
+    affinity = infer(model, [s["image"] for s in samples], 256, True)["affinity"].astype(np.float32)
+    ids = [s["ids"][np.ix_(*cell_positions(s["ids"].shape, x.shape[1:], s["ids"].shape))]
+           for s, x in zip(samples, affinity)]
+    return samples, affinity, ids
 
 
 def main():
@@ -57,9 +57,7 @@ def main():
           + "|---" * (len(OFFSETS) + 2) + "|")
     for name, bank in banks.items():
         for relation in ("touch", "overlap"):
-            samples = composites(bank, relation, a.count)
-            affinity = infer(model, [s["image"] for s in samples], 256, True)["affinity"].astype(np.float32)
-            ids = [cell_ids(s, x.shape[1:]) for s, x in zip(samples, affinity)]
+            _, affinity, ids = composites(model, bank, relation, a.count)
             aucs = [roc_auc(*(np.concatenate(v) for v in zip(*(pair_values(i, x, k) for i, x in zip(ids, affinity)))))
                     for k in range(len(OFFSETS))]
             print(f"| {name} | {relation} | " + " | ".join(f"{v:.3f}" for v in aucs) + " |", flush=True)
@@ -67,13 +65,12 @@ def main():
           f"| objects | median solidity | < {SOLIDITY_BINS[0]} | {SOLIDITY_BINS[0]}-{SOLIDITY_BINS[1]} | "
           f">= {SOLIDITY_BINS[1]} |\n|---|---|---|---|---|")
     for name in ("DUTS-TR", "extra, the tuning set's"):
-        samples = composites(banks[name], "overlap", 2 * a.count)
-        affinity = infer(model, [s["image"] for s in samples], 256, True)["affinity"].astype(np.float32)
+        samples, affinity, ids = composites(model, banks[name], "overlap", 2 * a.count)
         shapes = [float(np.mean([solidity(255 * (s["ids"] == i).astype(np.uint8)) for i in (1, 2)])) for s in samples]
         bins = np.searchsorted(SOLIDITY_BINS, shapes, side="right")
         cells = []
         for b in range(3):
-            pairs = [pair_values(cell_ids(s, x.shape[1:]), x, k) for s, x, sb in zip(samples, affinity, bins) if sb == b
+            pairs = [pair_values(i, x, k) for i, x, sb in zip(ids, affinity, bins) if sb == b
                      for k in range(len(OFFSETS))]
             cells.append(f"{roc_auc(*(np.concatenate(v) for v in zip(*pairs))):.3f} ({int((bins == b).sum())})"
                          if pairs else "-")
