@@ -48,6 +48,7 @@ public struct CutoutPipeline {
         var lifter = try SubjectLifter(model: options.model, quality: options.quality, threads: options.threads)
         if let threshold = options.threshold { lifter.analysisOptions.threshold = threshold }
         if options.noRefine { lifter.analysisOptions.refine = false }
+        lifter.analysisOptions.decontaminate = options.decontaminate
         lifter.analysisOptions.instances = options.instancesBy
         if options.instancesBy == .model, !lifter.hasInstanceCues { throw .noInstanceCues(model: lifter.model) }
         self.options = options
