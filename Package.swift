@@ -1,5 +1,5 @@
 // swift-tools-version:6.0
-// Lift: subject lifting (background removal) in pure Swift. See README.md and ../shared/DESIGN.md.
+// Lift: subject lifting (background removal) in pure Swift. See README.md and docs/.
 import Foundation
 import PackageDescription
 
@@ -28,7 +28,7 @@ let avx512: Bool = {
 /// targets carry unsafe flags, and `-target-cpu` is one. Such a dependency is a checkout SwiftPM
 /// makes under `.build/checkouts/` (Xcode under `SourcePackages/checkouts/`): there the CPU flags
 /// are left to the consumer, who passes them for the whole build (`swift build -c release -Xswiftc
-/// -target-cpu -Xswiftc native`, README "Using the library"); as the root package, a path or a
+/// -target-cpu -Xswiftc native`, docs/library.md); as the root package, a path or a
 /// branch dependency, Lift sets them itself.
 let isVersionedCheckout = ["/.build/checkouts/", "/SourcePackages/checkouts/"].contains { Context.packageDirectory.contains($0) }
 let fast: [SwiftSetting] = (isVersionedCheckout ? [] : [.unsafeFlags(cpuFlags)]) + (avx512 ? [.define("LIFT_AVX512")] : [])

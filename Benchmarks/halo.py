@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The halo number of issue 34: how much of the old background's colour a cut-out keeps along its
+"""The halo number: how much of the old background's colour a cut-out keeps along its
 outline, the fringe that shows on a white (or black) backdrop.
 
 For each photo, `lift PHOTO -o CUT.png` (plus --lift-args) writes the cut-out (straight alpha: the

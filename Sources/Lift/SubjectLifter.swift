@@ -131,7 +131,7 @@ public struct SubjectLifter: Sendable {
     }
 
     /// Whether the model that runs on a `width × height` photo has instance heads, so that
-    /// `InstanceSource.model` can be used (a subject model exported with them, issue 39).
+    /// `InstanceSource.model` can be used (a subject model exported with them).
     public func hasInstanceCues(width: Int, height: Int) -> Bool {
         networks[modelVariant(width: width, height: height)]?.hasCues ?? false
     }

@@ -12,7 +12,7 @@
   (scikit-image's bundled photos) and this PyTorch model's outputs on them, for the Swift parity
   test, plus a README saying how they were made.
 - Cross-checks the file with the numpy reference interpreter `liftgraph_ref.py` when it is found.
-- `--instance-heads` (issue 39): the checkpoint's instance heads go to a file of their own beside
+- `--instance-heads`: the checkpoint's instance heads go to a file of their own beside
   the mask file (`subject-instances.safetensors` for `subject.safetensors`; GRAPH-FORMAT.md,
   "Instance heads in their own file"): the mask graph gains the output `instance_features` (the /4
   maps the heads read, concatenated) and names the heads file in its metadata; the heads graph reads
@@ -227,7 +227,7 @@ def read_exported(path) -> dict:
 
 def load_exported(path) -> SubjectNet:
     """A SubjectNet of the variant an exported file holds (told by its convolution weights' shapes),
-    with the instance heads when the file has them (issue 39; their offset projection's
+    with the instance heads when the file has them (their offset projection's
     OFFSET_SCALE, folded in by the export, divided out again), loaded as `load_exported_weights`
     does; the file is read once."""
     tensors = read_exported(path)
@@ -350,7 +350,7 @@ def main():
     ap.add_argument("--no-eval", action="store_true", help="skip scoring on the validation set")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--instance-heads", action="store_true",
-                    help="also write the checkpoint's instance heads, in a file of their own (issue 39; module docstring)")
+                    help="also write the checkpoint's instance heads, in a file of their own (module docstring)")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     command = " ".join(sys.argv[1:])
@@ -368,14 +368,14 @@ def main():
             "encoder blocks 1-8 initialised from the person model (MediaPipe Selfie Segmentation, "
             "Apache-2.0) by --person-init" if args.get("person_init") else
             f"grown from {args['grow_from']}, a trained smaller variant whose encoder began as the person "
-            "model's (MediaPipe Selfie Segmentation, Apache-2.0); the lineage is in Tools/TRAINING.md"
+            "model's (MediaPipe Selfie Segmentation, Apache-2.0); the lineage is in Tools/training/runs.md"
             if args.get("grow_from") else
             f"the foreground network is {args['init']}'s unchanged (--freeze-foreground: only the instance "
             "heads were trained, on synthetic touching composites; that file's lineage is in Weights/PROVENANCE.md)"
             if args.get("init") and args.get("freeze_foreground") else
             f"initialised from {args['init']}" if args.get("init") else
             f"resumed from {args['resume']}; the run's history, its initialisation included, is in "
-            "Tools/TRAINING.md" if args.get("resume") else "trained from scratch")
+            "Tools/training/runs.md" if args.get("resume") else "trained from scratch")
     provenance = (
         f"Lift subject (salient object) model: {ENCODERS.get(model.variant, 'MobileNetV3-style')} encoder "
         f"+ U-Net decoder ({init}), "
@@ -389,7 +389,7 @@ def main():
     tmp = out.with_suffix(".tmp")
     heads_out = heads_path(out)
     if a.instance_heads:
-        provenance += (f" Its instance heads (issue 39) are in {heads_out.name}, reading the output {FEATURES_OUTPUT} "
+        provenance += (f" Its instance heads are in {heads_out.name}, reading the output {FEATURES_OUTPUT} "
                        f"({2 * count_macs(model, a.size, instances=True) / 1e9:.2f} GFLOP with them).")
     heads_tmp = heads_out.with_suffix(".tmp")
     scaled = export_network(model, tmp, a.size, provenance, "file" if a.instance_heads else None, heads_tmp)

@@ -1,8 +1,8 @@
-"""A grouping step on top of group.py for heads with an affinity branch (issue 39, runs `i46a` /
-`i46b` in Tools/TRAINING.md): each instance of group.py's label map is split again into the
+"""A grouping step on top of group.py for heads with an affinity branch
+(`train_subject.py --affinity-head`): each instance of group.py's label map is split again into the
 clusters of a mutex watershed (Wolf et al. 2018) over the branch's cell-pair probabilities, so an
 object that got no centre peak of its own can still come apart. Lift's Swift form is
-`Sources/LiftMask/AffinitySplit.swift`, shipped since Lift 2.7.0 with run `i46b`'s branch at
+`Sources/LiftMask/AffinitySplit.swift`, shipped since Lift 2.7.0 with the shipped branch at
 SHIPPED_SPLIT (bias 0.7, min piece 0.03; `InstanceGrouping.Parameters.shipped.affinitySplit`, the two
 change together); make_group_fixtures.py checks that both give the same label maps.
 
@@ -57,9 +57,8 @@ SHIPPED_WEIGHTS = HERE.parents[1] / "Weights/subject.safetensors"
 BRANCH_KEYS = tuple("instance." + k for k in InstanceHeads.AFFINITY_PARTS)
 
 OFFSETS = InstanceHeads.AFFINITY_OFFSETS
-SHIPPED_SPLIT = (0.7, 0.03)  # (bias, min piece) of Lift's shipped split: run i46b's tuning pick
-# (bias, min piece) settings of --tune (run i46b's rule; i46a was judged on bias <= 0.4, piece <= 0.02;
-# bias 0.9 since run i50b, as runs i47a, i48a and i49a picked the edge, 0.8)
+SHIPPED_SPLIT = (0.7, 0.03)  # (bias, min piece) of Lift's shipped split: the shipped branch's tuning pick
+# (bias, min piece) settings of --tune: biases to 0.9, since picks at 0.8 sat at the grid's edge
 TUNE_GRID = [(None, 0.01)] + [(b / 10, m) for b in range(10) for m in (0.01, 0.02, 0.03)]
 
 

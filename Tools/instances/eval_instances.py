@@ -261,7 +261,7 @@ def print_real_table(rows):
 def tune(binary, set_dir: Path):
     """Grid over the watershed's (h, sigma) on the tuning set; prints the setting with the best PQ
     over all its images, and the best one whose over-split on the set's untouched single-object
-    photos stays within 2 points of connected components' (the bound issue 39 sets for a model)."""
+    photos stays within 2 points of connected components' (the bound a model is held to)."""
     items = read_set(set_dir)
     labels_dir = lift_on_set(binary, set_dir, items, "tune")
     lift = {e["name"]: find_pred(labels_dir, e["name"]) for e, _, _ in items}
@@ -375,7 +375,7 @@ def main():
     if real_rows:
         print_real_table(real_rows)
         print_reviewed_table(reviewed_rows)
-    if CC in flags and BY_MODEL_NAME in flags:  # the bound issue 39 sets, paired over the same photos
+    if CC in flags and BY_MODEL_NAME in flags:  # the bound a model is held to, paired over the same photos
         results["paired_oversplit"] = paired = paired_oversplit(flags, CC, BY_MODEL_NAME)
         print(f"\nover-split, {BY_MODEL_NAME} minus {CC}, paired:")
         keep = {s: [(s, key) not in review for key, _, _ in photos[s]] for s in real_sets}

@@ -121,7 +121,7 @@ def main():
     ap.add_argument("--review", default=str(real_review.EXTRA_REVIEW),
                     help="the by-eye review of the fit set's untouched photos: the photos it lists (several "
                          "objects, unclear) give no samples ('none': every split on an untouched photo is wrong, "
-                         "as before session 40)")
+                         "as it was before the review)")
     ap.add_argument("--json", help="default OUT/split-check.json")
     a = ap.parse_args()
     prepare_run(a)

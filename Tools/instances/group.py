@@ -1,4 +1,4 @@
-"""Instances from the subject network's maps (issue 39): Panoptic-DeepLab's grouping, held back by
+"""Instances from the subject network's maps: Panoptic-DeepLab's grouping, held back by
 connected components and a predicted touching boundary. numpy + OpenCV only, one pure function,
 `group`, meant to be ported to Swift as it stands once a design is chosen by measurement.
 `.venv/bin/python Tools/instances/group.py` runs `self_check` (cases a Swift port can reuse).
@@ -80,8 +80,8 @@ class GroupParams:
                              "(bias, peak, seam, spread[, support])")
 
 
-# The thresholds tuned for the shipped subject model's heads (Weights/subject-instances.safetensors, soup
-# i39zk in Tools/TRAINING.md, the mean of runs i39t's and i39u's heads): predict.py --tune's best PQ a
+# The thresholds tuned for the shipped subject model's heads (Weights/subject-instances.safetensors,
+# docs/models/instances.md): predict.py --tune's best PQ a
 # standard error inside the over-split bound, with
 # the split check fit_split_check.py --support --min-support 0 fitted on those heads (five weights: the
 # peaks' support weighed, no hard support test; with four, the three-cups photo lost a cup). Swift's

@@ -40,7 +40,7 @@ ids, 0 background, 1..K in paste order), masks/NNNN.png (the soft union alpha, 0
 manifest.json: per image its files and their sha256, stratum, seed, sources (DUTS keys), canvas
 size, JPEG quality, instance areas and measured pair relations. The script prints the sha256 of
 manifest.json: the same seed and pinned packages give the same bytes (on the same kind of CPU:
-OpenCV picks SIMD paths by CPU), so a later session checks that digest against Tools/instances/README.md.
+OpenCV picks SIMD paths by CPU), so a rebuild is checked against the digest in Tools/instances/README.md.
 """
 from __future__ import annotations
 

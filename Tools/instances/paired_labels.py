@@ -1,4 +1,4 @@
-"""Two label-map methods compared image by image (issue 39): the instance eval set's PQ and split
+"""Two label-map methods compared image by image: the instance eval set's PQ and split
 rate with bootstrap standard errors over its images, and the over-split on val500's single-object
 photos, paired photo by photo. For a shipping gate such as `lift --instances-by model` with new
 heads against the shipped ones, each run's folders as `eval_instances.py --baselines --by-model`

@@ -14,7 +14,7 @@ predict.py --tune, is there) counts the photos with >= 2 peaks on the foreground
 peak's cell), among predict.py --tune's 400 DUTS-TE extra photos by their by-eye verdict
 (extra-review.tsv: one object, several objects): the heads cannot split a photo with one peak.
 
-  .venv/bin/python Tools/instances/peak_coverage.py Tools/instances/.work/pred/i39m-last.pt
+  .venv/bin/python Tools/instances/peak_coverage.py Tools/instances/.work/pred/RUN-last.pt
 
 Reads RUN/raw-eval.npz (written by predict.py on the eval set) and the set's labels; prints a table.
 """

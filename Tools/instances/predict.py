@@ -1,11 +1,11 @@
 """Runs a subject-model checkpoint over the instance evaluation set and the real single-object photos,
 turns its maps into instances with group.py, writes label PNGs and scores them with
 eval_instances.py; optionally the foreground figures through Tools/evaluation/eval_subject.py, and a
-grid over group.py's thresholds on the tuning set (issue 39).
+grid over group.py's thresholds on the tuning set.
 
   .venv/bin/python Tools/instances/predict.py --checkpoint RUN/last.pt                 # eval set + real photos, scored
   .venv/bin/python Tools/instances/predict.py --checkpoint RUN/last.pt --tune          # thresholds, on .work/tune only
-  .venv/bin/python Tools/instances/predict.py --checkpoint RUN/last.pt --fg            # + MAE / max F / S against e0z
+  .venv/bin/python Tools/instances/predict.py --checkpoint RUN/last.pt --fg            # + MAE / max F / S against the shipped file
   .venv/bin/python Tools/instances/predict.py --checkpoint RUN/last.pt --regroup --centre-threshold 0.2   # no network
 
 The network sees what Lift's runtime gives it: the photo stretched to --size (duts_data.stretch), and
@@ -332,11 +332,11 @@ def main():
                          "(the set's own 100 are too few to hold it)")
     ap.add_argument("--tune-review", default=str(real_review.EXTRA_REVIEW),
                     help="--tune: the by-eye review of its real photos (real_review.py's format; 'none': every "
-                         "single-region photo counts as one object, as before session 40)")
+                         "single-region photo counts as one object, as it was before the review)")
     ap.add_argument("--no-real", dest="real", action="store_false", help="skip the real single-object photos")
     ap.add_argument("--regroup", action="store_true", help="reuse the raw maps of an earlier run in --out")
     ap.add_argument("--fg", action="store_true", help="also eval_subject.py on DUTS-TE / ECSSD val500 against --against")
-    ap.add_argument("--against", default=str(REPO / "Weights/subject.safetensors"), help="--fg: the reference (e0z)")
+    ap.add_argument("--against", default=str(REPO / "Weights/subject.safetensors"), help="--fg: the reference (the shipped file)")
     ap.add_argument("--threads", type=int, default=1)
     for f in dataclasses.fields(GroupParams):  # defaults: the setting Lift ships (group.SHIPPED)
         shipped = getattr(SHIPPED, f.name)

@@ -1,5 +1,5 @@
-"""Why the affinity branch's overlap cues lag its touching ones (issue 39; Tools/TRAINING.md,
-"Why the overlap cues stay weak", session 50). On composites from the training generator
+"""Why the affinity branch's overlap cues lag its touching ones
+(docs/decisions/0006-what-the-instance-heads-tried.md). On composites from the training generator
 (synth.py, seed 99, the held-out samples' seed; two objects, no untouched photos), area under the
 ROC of the branch's same-instance pairs against pairs across the two instances (both cells on an
 object), as split_ceiling.py measures it on the tuning set:

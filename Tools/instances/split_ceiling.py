@@ -1,5 +1,5 @@
 """How far the affinity split could go with perfect cues, and how far apart the branch's cues are
-(issue 39; Tools/TRAINING.md, "Diagnosis (session 48)"). On the tuning set's composites only:
+(docs/decisions/0006-what-the-instance-heads-tried.md). On the tuning set's composites only:
 
   .venv/bin/python Tools/instances/split_ceiling.py                       # the shipped branch
   .venv/bin/python Tools/instances/split_ceiling.py --checkpoint RUN/last.pt

@@ -18,7 +18,7 @@ Input: NCHW float RGB in [0, 1] (the runtime's `range [0, 1]`, mean 0, std 1), a
 a multiple of 32 (trained at 256x256). Output: logits at input resolution; training also returns
 the side logits at /32, /16, /8 and /4.
 
-Optional instance heads (issue 39, `SubjectNet(variant, instance_heads=True)`; `InstanceHeads`):
+Optional instance heads (`SubjectNet(variant, instance_heads=True)`; `InstanceHeads`):
 Panoptic-DeepLab's centre heatmap and offsets, and a touching-boundary map, at /4 from the
 decoder's /4 features; `forward` ignores them (what it computes, and the exported graph, stay the
 same), `forward_instances` returns them too. Their parameters live under `instance.`.
@@ -272,7 +272,7 @@ class SubjectNet(nn.Module):
 
 
 class InstanceHeads(nn.Module):
-    """Instance cues at /4 (Panoptic-DeepLab, Cheng et al. 2020, on the subject network; issue 39).
+    """Instance cues at /4 (Panoptic-DeepLab, Cheng et al. 2020, on the subject network).
 
     Input: the decoder's /4 features (32 channels: the finest map that has seen every coarser
     decoder stage, so its receptive field covers whole objects; /2 would cost 4x for cues that
@@ -472,7 +472,7 @@ def person_layer_names(model: SubjectNet):
 @torch.no_grad()
 def load_person_encoder(model: SubjectNet, path) -> str:
     """Initialises encoder blocks 1-8 from the person model file (Weights/person.safetensors:
-    BN-folded OHWI conv weights + biases named by TFLite layer, see Tools/PERSON-MODEL.md in the
+    BN-folded OHWI conv weights + biases named by TFLite layer, see docs/models/person.md in the
     person branch). Where our conv is followed by BatchNorm, the folded bias goes into the BN's
     shift and the BN is set to identity. Returns a one-line summary."""
     from safetensors.numpy import load_file

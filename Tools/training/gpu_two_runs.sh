@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Runs on a lent GPU machine (the `device` tool; Tools/TRAINING.md, "Training on a lent GPU"):
+# Runs on a lent GPU machine (the `device` tool; Tools/training/README.md, "On a lent GPU"):
 # two configurations of train_subject_gpu.py side by side on the whole pack, from the shipped file,
-# and copies their EMA snapshots and logs to $OUT. Session 28 ran it as the last of four calls:
+# and copies their EMA snapshots and logs to $OUT, as the last of four calls (three carry the pack):
 #   bash Tools/training/gpu_two_runs.sh 7.7
 # $1 = minutes of training for each run (both share the GPU; each fits its schedule to its own pace).
 # $CODE = the Tools folder to run from (default Tools; a frozen copy under Tools/.pack/ keeps a run

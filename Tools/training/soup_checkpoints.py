@@ -12,7 +12,7 @@ Exported weight files (.safetensors, BatchNorm folded into the convolutions) ave
 form, read back with export_subject.load_exported_weights (identity BatchNorms): all sources must
 then be exported files (export a checkpoint with export_subject.py --fixtures '' --no-eval first).
 
-Instance heads (issue 39, keys `instance.*`) may be held by some sources only: each head tensor is
+Instance heads (keys `instance.*`) may be held by some sources only: each head tensor is
 the mean over the sources that hold it, so a soup of a file without heads and one with them keeps
 the latter's heads on the averaged network.
 """

@@ -4,7 +4,7 @@ The teacher is what `lift --quality accurate` combines before its edge refinemen
 `lift` binary on every training photo at the photo's own (256-px shard) size: the subject model's
 `balanced` map (photo and mirror image) and U²-Net-small's map (one plain pass, `--quality fast`),
 both unrefined (`--no-refine`), combined as `MapCombination.swift` does: clamp(a + b - 0.5, 0, 1).
-`accurate` beats `balanced` most on ECSSD (Tools/TRAINING.md), which is what a student should learn.
+`accurate` beats `balanced` most on ECSSD (docs/models/subject.md), which is what a student should learn.
 
 Output: Tools/.cache/duts/teacher-SPLIT.npz (ignored by git), `keys` and one flat uint8 `mask`
 array in the split's own order and offsets (duts_data.Split), checked against the split on load.

@@ -1,7 +1,7 @@
-"""Trains Lift's subject model (Tools/liftpy/subject_model.py) on DUTS-TR; resumable across sessions.
+"""Trains Lift's subject model (Tools/liftpy/subject_model.py) on DUTS-TR; resumable (--resume).
 
 Recipe: BCE + soft-IoU loss on the final and every side output; AdamW; linear warm-up then one
-iteration-based cosine decay meant to span several sessions; EMA of the weights; validation
+iteration-based cosine decay that may span several resumed runs; EMA of the weights; validation
 after every epoch (and every --val-every steps) on the fixed 500 DUTS-TE pairs (--val-sets: and/or
 500 ECSSD pairs), model and EMA, each
 map averaged with its mirror image's as `balanced` does: MAE, max-F (beta^2 = 0.3), and the MAE
@@ -25,7 +25,7 @@ More data and ECSSD-like views (off by default): --train-extra adds the 4,019 DU
   duts,ecssd also validates on 500 ECSSD pairs (never trained on; best.pt then by the mean cut MAE)
 Grow a trained model into a larger variant (exactly the same outputs at the start, see
 subject_model.grow): --variant m --grow-from Tools/checkpoints/person/best.pt
-Instance heads (issue 39, off by default; Tools/TRAINING.md "Next: instance heads"): --instance-heads
+Instance heads (off by default; Tools/training/README.md): --instance-heads
   adds subject_model.InstanceHeads (centre heatmap, offsets, touching boundary at /4; fresh weights on
   top of --init's, the only keys loaded with strict=False) and takes a share --synth-share of every
   batch from Tools/instances/synth.py's seeded composites: the foreground loss on the whole batch,
@@ -40,13 +40,13 @@ Instance heads (issue 39, off by default; Tools/TRAINING.md "Next: instance head
   --instance-fine adds the encoder's /4 map, --instance-context-width widens that instance decoder.
   --affinity-head adds the affinity branch (same-instance probabilities of cell pairs,
   InstanceHeads.AFFINITY_OFFSETS; training_recipe.affinity_loss x --affinity-weight); with
-  --affinity-only only it learns, beside --init-heads' heads kept bit for bit (run i46a; an
+  --affinity-only only it learns, beside --init-heads' heads kept bit for bit (an
   --init-heads whose heads have the branch, such as the shipped file since Lift 2.7.0, continues it);
   --affinity-fine lets its trunk read the encoder's /4 map too, --affinity-blocks N adds N residual
   dilated blocks after that trunk (both start as the loaded branch: zero weights, identity blocks).
 Distillation (off by default): --distill D trains on (1 - D) mask + D teacher, the teacher being
   what `accurate` combines before refinement (Tools/training/teacher_maps.py writes it per split).
-Issue 39, joint training that holds the foreground (all off by default; Tools/TRAINING.md):
+Joint training that holds the foreground (all off by default; Tools/training/runs.md):
   --centre-loss focal: CenterNet's penalty-reduced focal loss on the centre heatmap (alpha 2, beta 4,
   per instance centre; the Gaussian target's nearest cell set to 1; fresh heads' centre bias -2.19),
   --centre-weight then defaults to 1 (CenterNet's). --teacher FILE (an exported .safetensors, loaded
@@ -183,7 +183,7 @@ def main():
     ap.add_argument("--wd", type=float, default=0.01)
     ap.add_argument("--warmup-steps", type=int, default=1000)
     ap.add_argument("--total-epochs", type=float, default=60,
-                    help="length of the cosine schedule (spans sessions; on --resume, overrides)")
+                    help="length of the cosine schedule (spans resumed runs; on --resume, overrides)")
     ap.add_argument("--ema", type=float, default=0.999)
     ap.add_argument("--ema-ramp-heads", action="store_true",
                     help="with --instance-heads and --init: the EMA of the fresh instance.* tensors ramps "
@@ -202,7 +202,7 @@ def main():
                          "cut MAE over them")
     ap.add_argument("--max-hours", type=float, default=1e9, help="stop (with a checkpoint) after this")
     ap.add_argument("--instance-heads", action="store_true",
-                    help="add the instance heads (centre, offset, boundary at /4; issue 39) and train them "
+                    help="add the instance heads (centre, offset, boundary at /4) and train them "
                          "on --synth-share of each batch")
     ap.add_argument("--no-boundary-head", action="store_true", help="--instance-heads without the boundary map")
     ap.add_argument("--affinity-head", action="store_true",
@@ -292,7 +292,7 @@ def main():
     ap.add_argument("--instance-private", action="store_true",
                     help="with --instance-context encoder: the heads read /8, /16, /32 maps from a trainable copy "
                          "of the encoder's blocks past /4, seeded from --init's encoder, its BatchNorm statistics "
-                         "kept (exports as further graph nodes that Lift runs only for instances; run i39r)")
+                         "kept (exports as further graph nodes that Lift runs only for instances)")
     ap.add_argument("--instance-fine", action="store_true",
                     help="with --instance-context: the heads' /4 mix also reads the encoder's /4 map")
     ap.add_argument("--instance-context-width", type=int, default=64,

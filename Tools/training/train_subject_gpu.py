@@ -1,5 +1,5 @@
-"""Trains the subject model on a lent GPU for a fixed wall-clock budget (the `device` tool gives a
-session 15 minutes in all, 10 per command), with the recipe of train_subject.py.
+"""Trains the subject model on a lent GPU for a fixed wall-clock budget (the `device` tool gives
+15 minutes in all, 10 per command), with the recipe of train_subject.py.
 
 The whole pack (Tools/training/pack_duts.py) lives on the GPU and training views are made there
 (gpu_augment.py); forward and backward run in bfloat16 autocast (weights, optimiser, EMA and loss
@@ -13,7 +13,7 @@ Outputs (at most 8 files come back from the device): snap-050.pt, snap-075.pt, s
 snap-100.pt (EMA weights at that % of the schedule), raw-100.pt (the raw weights at the end), and
 gpu-train.json (settings, speed, loss curve).
 
-On the device (see Tools/TRAINING.md, "Training on a lent GPU"):
+On the device (see Tools/training/README.md, "On a lent GPU"):
   python3 Tools/training/train_subject_gpu.py --pack Tools/.pack --init Tools/.pack/part-2/init.pt --minutes 7 --out $OUT
 Smoke test here (CPU, a few steps):
   .venv/bin/python Tools/training/train_subject_gpu.py --pack Tools/.pack/test --device cpu --batch 4 --minutes 0.5

@@ -1,7 +1,7 @@
 """The training recipe both trainers share (Tools/training/train_subject.py on this machine's CPU,
 Tools/training/train_subject_gpu.py on a lent GPU): the loss, the learning-rate schedule, the EMA of the
 weights, the weight-decay groups, and making an exported (BN-folded) file trainable again; the
-instance heads' targets and loss (issue 39). Imports only torch, so it runs where py_sod_metrics is absent."""
+instance heads' targets and loss. Imports only torch, so it runs where py_sod_metrics is absent."""
 from __future__ import annotations
 
 import copy
