@@ -1,45 +1,51 @@
 import LiftParallel
 
-/// The pixels an encoder reads: RGBA8 (straight alpha, alpha ignored apart from the opacity check)
-/// or 8-bit grey, row-major without padding, `layout.width x layout.height`.
-enum JPEGEncoderSource {
-    case rgba(UnsafePointer<UInt8>)
-    case gray(UnsafePointer<UInt8>)
-}
-
-/// Every block of an image, forward-transformed and quantised: per component, `blocksPerLine x
-/// blockRows` blocks of 64 `Int16` coefficients in zigzag order, row-major, and one `UInt64` per block
-/// whose bit `k` says whether zigzag coefficient `k` is non-zero. Both entropy passes (symbol counts,
-/// then codes) read it, which is why the whole image is kept: about 3 bytes a pixel for 4:2:0, 6 for
-/// 4:4:4, 2 for grey.
+/// Every block of an image, forward-transformed and quantised, packed in scan order so that both
+/// entropy passes (symbol counts, then codes) read it front to back. Per MCU row: for each MCU, for
+/// each component, its `h x v` blocks (rows of blocks top to bottom, each left to right), each
+/// block a `UInt64` whose bit `k` says zigzag coefficient `k` is not zero, followed by those
+/// coefficients as `Int16`s in zigzag order. Blocks of an MCU that lie past a component's last
+/// real block are libjpeg's dummy blocks: the DC of the block written before them, no AC.
+///
+/// Each MCU row has room for its worst case (8 + 128 bytes a block), but only the pages it writes
+/// are touched, and most coefficients are zero: the 12 MP photo of `Benchmarks/jpeg_encode_peer.py`
+/// takes 0.5 (q75, 4:2:0) to 1.3 (q90, 4:4:4) bytes a pixel, where 64 coefficients a block would
+/// take 3 (4:2:0) or 6 (4:4:4).
 final class JPEGCoefficientStore: @unchecked Sendable {
     let layout: JPEGEncodingLayout
-    /// Per component: the coefficients, `64 * blocksPerLine * blockRows`.
-    let coefficients: [UnsafeMutablePointer<Int16>]
-    /// Per component: the non-zero masks, `blocksPerLine * blockRows`.
-    let masks: [UnsafeMutablePointer<UInt64>]
+    /// Per MCU row, its packed blocks (allocated by `fill`).
+    private let rows: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    /// Per MCU row, each component's DC after its last block in scan order (the DC predictors
+    /// the next row starts from).
+    private let lastDC: UnsafeMutablePointer<SIMD4<Int32>>
+    /// Blocks in one MCU, all components together.
+    let blocksPerMCU: Int
 
     init(layout: JPEGEncodingLayout) {
         self.layout = layout
-        coefficients = layout.components.map { .allocate(capacity: 64 * $0.blocksPerLine * $0.blockRows) }
-        masks = layout.components.map { .allocate(capacity: $0.blocksPerLine * $0.blockRows) }
+        rows = .allocate(capacity: layout.mcuRows)
+        rows.initialize(repeating: nil, count: layout.mcuRows)
+        lastDC = .allocate(capacity: layout.mcuRows)
+        lastDC.initialize(repeating: SIMD4(), count: layout.mcuRows)
+        blocksPerMCU = layout.components.reduce(0) { $0 + $1.h * $1.v }
     }
 
     deinit {
-        for pointer in coefficients { pointer.deallocate() }
-        for pointer in masks { pointer.deallocate() }
+        for row in 0 ..< layout.mcuRows { rows[row]?.deallocate() }
+        rows.deallocate()
+        lastDC.deallocate()
     }
 
     /// Converts, subsamples, transforms and quantises `source` into the store, one MCU row at a
     /// time, rows shared out over `threads` (each block is computed the same way on any thread).
     /// - Parameter divisors: per table (0 luminance, 1 chrominance), the 192 packed divisors.
-    /// - Returns: false when an RGBA source has a pixel whose alpha is not 255 (the store is then
-    ///   incomplete).
+    /// - Returns: false when an RGBA source has a pixel whose alpha is not 255.
     func fill(from source: JPEGEncoderSource, divisors: [[UInt32]], threads: Int) -> Bool {
-        let layout = layout, rows = layout.mcuRows
-        let opaque = UnsafeMutableBufferPointer<Bool>.allocate(capacity: rows)
+        let layout = layout, rowCount = layout.mcuRows
+        let opaque = UnsafeMutableBufferPointer<Bool>.allocate(capacity: rowCount)
         opaque.initialize(repeating: true)
         defer { opaque.deallocate() }
+        let rowBytes = layout.mcusPerLine * blocksPerMCU * (8 + 128)
         JPEGZigzag.natural.withUnsafeBufferPointer { zigzag in
             let packed = divisors.map { table in
                 let pointer = UnsafeMutablePointer<UInt32>.allocate(capacity: 192)
@@ -47,101 +53,84 @@ final class JPEGCoefficientStore: @unchecked Sendable {
                 return UnsafeRawPointer(pointer)
             }
             defer { for pointer in packed { pointer.deallocate() } }
-            Parallel.forEach(count: rows, threads: threads, minimumPerPart: 2) { range in
+            Parallel.forEach(count: rowCount, threads: threads, minimumPerPart: 2) { range in
                 let band = JPEGSampleBand(layout: layout)
                 defer { band.deallocate() }
                 let scratch = UnsafeMutablePointer<Int16>.allocate(capacity: 64)
                 defer { scratch.deallocate() }
                 for row in range {
                     opaque[row] = band.load(mcuRow: row, from: source)
-                    transform(band: band, mcuRow: row, divisors: packed, zigzag: zigzag.baseAddress.unsafelyUnwrapped,
-                              scratch: scratch)
+                    let output = UnsafeMutableRawPointer.allocate(byteCount: rowBytes, alignment: 8)
+                    rows[row] = output
+                    lastDC[row] = transform(band: band, mcuRow: row, divisors: packed, zigzag: zigzag.baseAddress.unsafelyUnwrapped,
+                                            scratch: scratch, into: output)
                 }
             }
         }
         return !opaque.contains(false)
     }
 
-    /// Transforms the real blocks of MCU row `mcuRow` from the band's sample planes.
+    /// Transforms MCU row `mcuRow` from the band's sample planes and packs its blocks at `output`.
+    /// - Returns: each component's DC after the row.
     private func transform(band: JPEGSampleBand, mcuRow: Int, divisors: [UnsafeRawPointer], zigzag: UnsafePointer<UInt8>,
-                           scratch: UnsafeMutablePointer<Int16>) {
-        for (index, component) in layout.components.enumerated() {
-            let plane = band.planes[index], stride = band.strides[index], divisor = divisors[component.table]
-            let firstRow = mcuRow &* component.v
-            for blockRow in firstRow ..< min(firstRow &+ component.v, component.blockRows) {
-                let samples = plane + (blockRow &- firstRow) &* 8 &* stride
-                let blockBase = blockRow &* component.blocksPerLine
-                for x in 0 ..< component.blocksPerLine {
-                    let block = blockBase &+ x
-                    masks[index][block] = JPEGForwardDCT.block(samples + x &* 8, stride: stride, divisors: divisor, zigzag: zigzag,
-                                                               scratch: scratch, output: coefficients[index] + block &* 64)
+                           scratch: UnsafeMutablePointer<Int16>, into output: UnsafeMutableRawPointer) -> SIMD4<Int32> {
+        var cursor = output
+        var dc = SIMD4<Int32>()
+        for mx in 0 ..< layout.mcusPerLine {
+            for (index, component) in layout.components.enumerated() {
+                let plane = band.planes[index], stride = band.strides[index], divisor = divisors[component.table]
+                for yy in 0 ..< component.v {
+                    for xx in 0 ..< component.h {
+                        let bx = mx &* component.h &+ xx
+                        guard bx < component.blocksPerLine, mcuRow &* component.v &+ yy < component.blockRows else {
+                            // A dummy block repeats the DC of the block before it (the MCU's first block is always real).
+                            let value = Int16(truncatingIfNeeded: dc[index])
+                            let hasDC: UInt64 = value != 0 ? 1 : 0
+                            cursor.storeBytes(of: hasDC, as: UInt64.self)
+                            cursor.storeBytes(of: value, toByteOffset: 8, as: Int16.self)
+                            cursor += 8 &+ Int(hasDC) &* 2
+                            continue
+                        }
+                        let offset: Int = yy &* 8 &* stride &+ bx &* 8
+                        let samples = plane + offset
+                        let mask = JPEGForwardDCT.block(samples, stride: stride, divisors: divisor, zigzag: zigzag, output: scratch)
+                        dc[index] = Int32(scratch[0])
+                        cursor.storeBytes(of: mask, as: UInt64.self)
+                        cursor += 8
+                        var bits = mask
+                        while bits != 0 {
+                            cursor.storeBytes(of: scratch[Int(zigzag[bits.trailingZeroBitCount])], as: Int16.self)
+                            cursor += 2
+                            bits &= bits &- 1
+                        }
+                    }
                 }
             }
         }
-    }
-}
-
-/// One MCU row's samples per component, padded to whole blocks by repeating the last column and
-/// the last row as libjpeg's `expand_right_edge` and `expand_bottom_edge` do. Per-thread scratch.
-struct JPEGSampleBand {
-    let layout: JPEGEncodingLayout
-    /// Per component: `8 * v` rows of `strides[i]` samples.
-    let planes: [UnsafeMutablePointer<UInt8>]
-    let strides: [Int]
-    /// Full-resolution Cb and Cr rows for 4:2:0 before averaging (empty otherwise).
-    private let fullChroma: [UnsafeMutablePointer<UInt8>]
-
-    init(layout: JPEGEncodingLayout) {
-        self.layout = layout
-        let fullRows = 8 * layout.maxV, padded = layout.paddedWidth
-        strides = layout.components.map { padded * $0.h / layout.maxH }
-        planes = layout.components.indices.map { .allocate(capacity: (padded * layout.components[$0].h / layout.maxH) * 8 * layout.components[$0].v) }
-        fullChroma = layout.components.count == 3 && layout.maxH > 1 ? [.allocate(capacity: padded * fullRows), .allocate(capacity: padded * fullRows)] : []
+        return dc
     }
 
-    func deallocate() {
-        for pointer in planes + fullChroma { pointer.deallocate() }
-    }
-
-    /// Fills the planes with MCU row `mcuRow` of `source`.
-    /// - Returns: false when an RGBA pixel of these rows is not fully opaque.
-    func load(mcuRow: Int, from source: JPEGEncoderSource) -> Bool {
-        let width = layout.width, padded = layout.paddedWidth, fullRows = 8 &* layout.maxV
-        let firstY = mcuRow &* fullRows
-        var alpha: UInt8 = 255
-        for r in 0 ..< fullRows {
-            let y = min(firstY &+ r, layout.height &- 1)
-            switch source {
-            case .gray(let pixels):
-                let row = planes[0] + r &* strides[0]
-                row.update(from: pixels + y &* width, count: width)
-                JPEGEncoderSampling.padRow(row, count: width, paddedCount: padded)
-            case .rgba(let pixels):
-                let chroma = fullChroma.isEmpty ? (planes[1], planes[2]) : (fullChroma[0], fullChroma[1])
-                let rows = (planes[0] + r &* padded, chroma.0 + r &* padded, chroma.1 + r &* padded)
-                alpha &= JPEGEncoderSampling.convertRow(pixels + y &* width &* 4, count: width, y: rows.0, cb: rows.1, cr: rows.2)
-                JPEGEncoderSampling.padRow(rows.0, count: width, paddedCount: padded)
-                JPEGEncoderSampling.padRow(rows.1, count: width, paddedCount: padded)
-                JPEGEncoderSampling.padRow(rows.2, count: width, paddedCount: padded)
+    /// Calls `body` for every block of MCU rows `mcuRows` in scan order with the block's table index,
+    /// its DC difference, its non-zero AC coefficients (zigzag order, as `Int16`s) and their mask.
+    @inline(__always)
+    func forEachBlock(mcuRows: Range<Int>,
+                      _ body: (_ table: Int, _ dcDifference: Int32, _ acValues: UnsafeRawPointer, _ acMask: UInt64) -> Void) {
+        let components = layout.components, mcusPerLine = layout.mcusPerLine
+        var predictors = mcuRows.lowerBound > 0 ? lastDC[mcuRows.lowerBound &- 1] : SIMD4<Int32>()
+        for row in mcuRows {
+            guard var cursor = rows[row].map(UnsafeRawPointer.init) else { preconditionFailure("MCU row \(row) was not filled") }
+            for _ in 0 ..< mcusPerLine {
+                for (index, component) in components.enumerated() {
+                    for _ in 0 ..< component.h &* component.v {
+                        let mask = cursor.loadUnaligned(as: UInt64.self)
+                        let hasDC = Int(mask & 1)
+                        let dc = hasDC != 0 ? Int32(cursor.load(fromByteOffset: 8, as: Int16.self)) : 0
+                        body(component.table, dc &- predictors[index], cursor + (8 &+ hasDC &* 2), mask & ~1)
+                        predictors[index] = dc
+                        cursor += 8 &+ mask.nonzeroBitCount &* 2
+                    }
+                }
             }
-        }
-        if !fullChroma.isEmpty { downsample(mcuRow: mcuRow) }
-        return alpha == 255
-    }
-
-    /// Averages the full-resolution chroma rows 2x2 into planes 1 and 2. Chroma rows past the image
-    /// repeat its last chroma row (libjpeg pads after downsampling, so they are not averages of
-    /// repeated pixel rows).
-    private func downsample(mcuRow: Int) {
-        let padded = layout.paddedWidth, stride = strides[1]
-        let imageChromaRows = (layout.height + 1) / 2
-        let valid = min(8, imageChromaRows &- mcuRow &* 8)
-        for (full, plane) in zip(fullChroma, planes[1...]) {
-            for r in 0 ..< valid {
-                JPEGEncoderSampling.downsampleRow(top: full + 2 &* r &* padded, bottom: full + (2 &* r &+ 1) &* padded,
-                                                  output: plane + r &* stride, count: stride)
-            }
-            for r in valid ..< 8 { (plane + r &* stride).update(from: plane + (valid &- 1) &* stride, count: stride) }
         }
     }
 }

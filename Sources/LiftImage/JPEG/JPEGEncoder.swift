@@ -9,8 +9,8 @@ import LiftParallel
 /// Work: the transform runs in MCU rows shared over the threads; the entropy coding runs in
 /// contiguous parts of MCU rows, each into its own bit buffer, joined bit-exactly before the `FF 00`
 /// stuffing, so the file is the same for any thread count and needs no restart markers. Memory: the
-/// quantised coefficients of the whole image (3 bytes a pixel at 4:2:0, 6 at 4:4:4, 2 for grey) and
-/// the output.
+/// whole image's non-zero quantised coefficients (`JPEGCoefficientStore`: 8 bytes a block plus 2 a
+/// coefficient, 0.5-1.3 bytes a pixel on a photo) and the output.
 public enum JPEGEncoder {
     /// The longest side libjpeg (and so most readers) accepts.
     public static let maximumDimension = 65_500

@@ -61,7 +61,7 @@ enum JPEGForwardDCT {
         return (quotient ^ sign) &- sign
     }
 
-    /// Stores one row of eight coefficients (each fits in 16 bits) into the natural-order scratch.
+    /// Stores one row of eight coefficients (each fits in 16 bits).
     @inline(__always) private static func store(_ v: V, _ p: UnsafeMutablePointer<Int16>) {
         var narrow = SIMD8<Int16>()
         for i in 0 ..< 8 { narrow[i] = Int16(truncatingIfNeeded: v[i]) }
@@ -74,12 +74,12 @@ enum JPEGForwardDCT {
     ///   - divisors: 192 `UInt32`s: reciprocals, corrections, shifts, 64 each in natural order
     ///     (`JPEGQuantizationDivisors`).
     ///   - zigzag: the 64 natural-order indices in zigzag order.
-    ///   - scratch: 64 `Int16`s of working space.
-    ///   - output: receives the 64 quantised coefficients in zigzag order.
-    /// - Returns: a mask with bit `k` set when zigzag coefficient `k` is not zero.
+    ///   - output: receives the 64 quantised coefficients in natural (row-major) order.
+    /// - Returns: a mask with bit `k` set when zigzag coefficient `k` (`output[zigzag[k]]`) is not zero.
     @inline(__always)
     static func block(_ samples: UnsafePointer<UInt8>, stride: Int, divisors: UnsafeRawPointer, zigzag: UnsafePointer<UInt8>,
-                      scratch: UnsafeMutablePointer<Int16>, output: UnsafeMutablePointer<Int16>) -> UInt64 {
+                      output: UnsafeMutablePointer<Int16>) -> UInt64 {
+        if let flat = flatSample(samples, stride: stride) { return flatBlock(flat, divisors: divisors, output: output) }
         // Pass 1 on rows, vectorised across rows: vector k holds column k of every row.
         var r: JPEGIDCT.Rows = (load(samples), load(samples + stride), load(samples + 2 &* stride), load(samples + 3 &* stride),
                                 load(samples + 4 &* stride), load(samples + 5 &* stride), load(samples + 6 &* stride),
@@ -94,20 +94,54 @@ enum JPEGForwardDCT {
         // Pass 2 on columns, vectorised across columns: output vector u is coefficient row u.
         let descale2 = JPEGIDCT.constBits &+ pass1Bits
         let q = transform(c)
-        store(quantize(descale(q.0, pass1Bits), divisors, row: 0), scratch)
-        store(quantize(descale(q.1, descale2), divisors, row: 1), scratch + 8)
-        store(quantize(descale(q.2, descale2), divisors, row: 2), scratch + 16)
-        store(quantize(descale(q.3, descale2), divisors, row: 3), scratch + 24)
-        store(quantize(descale(q.4, pass1Bits), divisors, row: 4), scratch + 32)
-        store(quantize(descale(q.5, descale2), divisors, row: 5), scratch + 40)
-        store(quantize(descale(q.6, descale2), divisors, row: 6), scratch + 48)
-        store(quantize(descale(q.7, descale2), divisors, row: 7), scratch + 56)
-        var nonZero: UInt64 = 0
-        for k in 0 ..< 64 {
-            let value = scratch[Int(zigzag[k])]
-            output[k] = value
-            nonZero |= (value != 0 ? 1 : 0) &<< UInt64(k)
+        store(quantize(descale(q.0, pass1Bits), divisors, row: 0), output)
+        store(quantize(descale(q.1, descale2), divisors, row: 1), output + 8)
+        store(quantize(descale(q.2, descale2), divisors, row: 2), output + 16)
+        store(quantize(descale(q.3, descale2), divisors, row: 3), output + 24)
+        store(quantize(descale(q.4, pass1Bits), divisors, row: 4), output + 32)
+        store(quantize(descale(q.5, descale2), divisors, row: 5), output + 40)
+        store(quantize(descale(q.6, descale2), divisors, row: 6), output + 48)
+        store(quantize(descale(q.7, descale2), divisors, row: 7), output + 56)
+        return nonZeroMask(output, zigzag: zigzag)
+    }
+
+    /// The sample every pixel of the block has, or nil when they differ. Flat blocks are common in what
+    /// Lift writes (a cut-out's plain background, a mask's inside and outside).
+    @inline(__always)
+    private static func flatSample(_ samples: UnsafePointer<UInt8>, stride: Int) -> UInt8? {
+        let raw = UnsafeRawPointer(samples)
+        let row = UInt64(samples[0]) &* 0x0101_0101_0101_0101
+        var differs: UInt64 = 0
+        for r in 0 ..< 8 { differs |= raw.loadUnaligned(fromByteOffset: r &* stride, as: UInt64.self) ^ row }
+        return differs == 0 ? samples[0] : nil
+    }
+
+    /// The quantised block of a flat block of `sample`s: what `block`'s arithmetic gives for it, which
+    /// is exactly a DC of `64 * (sample - 128)` (the row pass gives `8 * (sample - 128) << 2` and zeros,
+    /// the column pass removes the 2 bits again) and no AC.
+    @inline(__always)
+    private static func flatBlock(_ sample: UInt8, divisors: UnsafeRawPointer, output: UnsafeMutablePointer<Int16>) -> UInt64 {
+        let raw = UnsafeMutableRawPointer(output)
+        for r in 0 ..< 8 { raw.storeBytes(of: SIMD8<Int16>(), toByteOffset: r &* 16, as: SIMD8<Int16>.self) }
+        let dc = quantize(V(repeating: (Int32(sample) &- 128) &* 64), divisors, row: 0)[0]
+        output[0] = Int16(truncatingIfNeeded: dc)
+        return dc != 0 ? 1 : 0
+    }
+
+    /// Bit `k` set when `coefficients[zigzag[k]]` is not zero: one byte per coefficient, then each
+    /// 8 bytes of 0 or 1 packed into 8 bits by one multiply (byte `i` lands in bit `56 + i`).
+    @inline(__always)
+    private static func nonZeroMask(_ coefficients: UnsafePointer<Int16>, zigzag: UnsafePointer<UInt8>) -> UInt64 {
+        var words = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        return withUnsafeMutableBytes(of: &words) { raw in
+            let bytes = raw.baseAddress.unsafelyUnwrapped.assumingMemoryBound(to: UInt8.self)
+            for k in 0 ..< 64 { bytes[k] = coefficients[Int(zigzag[k])] != 0 ? 1 : 0 }
+            var mask: UInt64 = 0
+            for group in 0 ..< 8 {
+                let word = raw.load(fromByteOffset: group &* 8, as: UInt64.self)
+                mask |= ((word &* 0x0102_0408_1020_4080) &>> 56) &<< UInt64(group &* 8)
+            }
+            return mask
         }
-        return nonZero
     }
 }
