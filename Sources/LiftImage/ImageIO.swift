@@ -4,19 +4,28 @@ import Foundation
 public enum ImageFormat: String, Sendable, Equatable, CustomStringConvertible {
     /// PNG (decoded and encoded by `PNGDecoder` / `PNGEncoder`).
     case png
-    /// JPEG (baseline and progressive).
+    /// JPEG (baseline and progressive; encoded by `JPEGEncoder`).
     case jpeg
+    /// GIF87a / GIF89a (decoded by `GIFDecoder`, first frame).
+    case gif
 
-    /// The format `bytes` start with (PNG signature, JPEG SOI), or nil when neither. A file that
+    /// The format `bytes` start with (PNG signature, JPEG SOI, `GIF87a`/`GIF89a`), or nil. A file that
     /// starts with the JPEG SOI marker counts as JPEG however broken the rest, so that the JPEG
     /// decoder says what is wrong with it.
     public static func sniff(_ bytes: [UInt8]) -> ImageFormat? {
         if bytes.count >= 8, bytes.prefix(8).elementsEqual(pngSignature) { return .png }
         if bytes.count >= 2, bytes[0] == 0xFF, bytes[1] == 0xD8 { return .jpeg }
+        if bytes.count >= 6, bytes.prefix(6).elementsEqual("GIF87a".utf8) || bytes.prefix(6).elementsEqual("GIF89a".utf8) { return .gif }
         return nil
     }
 
-    public var description: String { self == .png ? "PNG" : "JPEG" }
+    public var description: String {
+        switch self {
+        case .png: "PNG"
+        case .jpeg: "JPEG"
+        case .gif: "GIF"
+        }
+    }
 }
 
 /// An error reading or recognising an image file, before or around a format's own decoder.
@@ -31,7 +40,7 @@ public enum ImageIOError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unknownFormat(let bytes):
-            return "unknown image format: the file starts with \(hexString(bytes)), which is neither PNG nor JPEG"
+            return "unknown image format: the file starts with \(hexString(bytes)), which is not PNG, JPEG or GIF"
         case .cannotRead(let path, let reason):
             return "cannot read \(path): \(reason)"
         case .fileTooLarge(let path, let limit):
@@ -55,12 +64,12 @@ public struct DecodedPhoto: Sendable {
 }
 
 /// One entry point for reading and writing images: content sniffing, decoding any supported format to
-/// RGBA8, reading files with a size cap (`ImageIO+ReadFile.swift`), and atomic PNG writes.
+/// RGBA8, reading files with a size cap (`ImageIO+ReadFile.swift`), and atomic PNG and JPEG writes.
 public enum ImageIO {
     /// Decodes `bytes` (a whole file of any supported format, found by content) to RGBA8, straight alpha,
     /// upright: the EXIF orientation (JPEG APP1, PNG eXIf) is applied unless `applyOrientation` is false.
     /// Throws `ImageIOError` for unknown formats, else the format decoder's errors (`JPEGError`,
-    /// `PNGLexingError`, `PNGParsingError`, `PNGDataError`). `threads`: for the JPEG decoder's
+    /// `PNGLexingError`, `PNGParsingError`, `PNGDataError`, `GIFError`). A GIF gives its first frame. `threads`: for the JPEG decoder's
     /// parallel stages (`nil`: every core; the pixels do not depend on it).
     public static func decode(_ bytes: [UInt8], limits: DecodingLimits = .default,
                               applyOrientation: Bool = true, threads: Int? = nil) throws -> RGBAImage {
@@ -82,6 +91,8 @@ public enum ImageIO {
             let jpeg = try JPEGDecoder.decode(bytes, limits: limits,
                                               options: .init(applyOrientation: applyOrientation, threads: threads))
             return DecodedPhoto(image: jpeg.image, color: PNGMetadata(iCCP: jpeg.iccProfile.flatMap(PNGColorProfile.chunkPayload)))
+        case .gif:
+            return DecodedPhoto(image: try GIFDecoder.decode(bytes, limits: limits), color: PNGMetadata())
         case nil: throw ImageIOError.unknownFormat(leadingBytes: Array(bytes.prefix(8)))
         }
     }
@@ -99,5 +110,17 @@ public enum ImageIO {
     /// Encodes a grey image or mask as PNG and writes it atomically to `path`.
     public static func writePNG(_ image: GrayImage, to path: String, options: PNGEncoder.Options = .standard) throws {
         try AtomicFile.write(try PNGEncoder.encode(image, options: options), to: path)
+    }
+
+    /// Encodes an opaque image as JPEG and writes it atomically to `path`. Throws
+    /// `JPEGEncodingError.transparentPixel` when a pixel's alpha is not 255 (composite it on a
+    /// background first).
+    public static func writeJPEG(_ image: RGBAImage, to path: String, options: JPEGEncoder.Options = .init()) throws {
+        try AtomicFile.write(try JPEGEncoder.encode(image, options: options), to: path)
+    }
+
+    /// Encodes a grey image or mask as a one-component JPEG and writes it atomically to `path`.
+    public static func writeJPEG(_ image: GrayImage, to path: String, options: JPEGEncoder.Options = .init()) throws {
+        try AtomicFile.write(try JPEGEncoder.encode(image, options: options), to: path)
     }
 }

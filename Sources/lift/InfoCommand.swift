@@ -22,6 +22,7 @@ func runInfo(_ arguments: [String]) -> Int32 {
         switch ImageFormat.sniff(bytes) {
         case .png: lines = try pngLines(bytes)
         case .jpeg: lines = try jpegLines(bytes)
+        case .gif: lines = try gifLines(bytes)
         case nil where path.lowercased().hasSuffix(".onnx"): lines = try onnxLines(bytes)
         case nil: throw ImageIOError.unknownFormat(leadingBytes: Array(bytes.prefix(8)))
         }
@@ -112,6 +113,12 @@ private func jpegLines(_ bytes: [UInt8]) throws -> [String] {
         orientationLine(jpeg.orientation, width: jpeg.storedWidth, height: jpeg.storedHeight),
         "metadata: \(metadata.isEmpty ? "none" : metadata.joined(separator: ", "))",
     ]
+}
+
+/// `lift info` for a GIF: the canvas size and the frame count.
+private func gifLines(_ bytes: [UInt8]) throws -> [String] {
+    let info = try GIFDecoder.readInfo(bytes)
+    return ["format: GIF", "size: \(info.width)x\(info.height)", "frames: \(info.frameCount)"]
 }
 
 /// `orientation: N`, with the size a viewer shows when the orientation turns the stored `width × height`.
