@@ -187,7 +187,7 @@ public struct HTTPRequestDecoder: Sendable {
     }
 
     /// RFC 9110 `tchar`: the bytes a method or field name may hold.
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
+    static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
         case 48...57, 65...90, 97...122: true
         case 33, 35, 36, 37, 38, 39, 42, 43, 45, 46, 94, 95, 96, 124, 126: true

@@ -91,9 +91,7 @@ public final class LiftService: HTTPService {
     public func decorate(_ response: inout HTTPResponse, for head: HTTPRequestHead?) {
         response.headers.append(("Server", "lift/\(LiftVersion.string)"))
         response.headers.append(("X-Content-Type-Options", "nosniff"))
-        guard let origin = head?.headers["Origin"], configuration.corsOrigins.contains(origin) else { return }
-        response.headers += [("Access-Control-Allow-Origin", origin), ("Vary", "Origin"),
-                             ("Access-Control-Expose-Headers", "X-Lift-Subjects, X-Lift-Kept, Server-Timing")]
+        response.headers += cors.responseHeaders(for: head)
     }
 
     public func didAnswer(_ exchange: HTTPExchange) {
@@ -142,15 +140,12 @@ public final class LiftService: HTTPService {
     /// or to a plain `OPTIONS`.
     private func preflight(_ head: HTTPRequestHead) throws(HTTPError) -> HTTPResponse {
         let allow = Self.routes[head.path].map { ($0 + ["OPTIONS"]).joined(separator: ", ") } ?? "GET, HEAD, POST, OPTIONS"
-        guard let origin = head.headers["Origin"], head.headers["Access-Control-Request-Method"] != nil else {
-            return HTTPResponse(.noContent, headers: [("Allow", allow)])
-        }
-        guard configuration.corsOrigins.contains(origin) else {
-            throw HTTPError(.forbidden, "origin \(origin) may not call this server from a browser (lift serve --cors-origin)", closesConnection: false)
-        }
-        return HTTPResponse(.noContent, headers: [("Access-Control-Allow-Methods", allow), ("Access-Control-Allow-Headers", "Authorization, Content-Type"),
-                                                  ("Access-Control-Max-Age", "600")])
+        guard CORSPolicy.isPreflight(head) else { return HTTPResponse(.noContent, headers: [("Allow", allow)]) }
+        return HTTPResponse(.noContent, headers: try cors.preflightHeaders(for: head, methods: allow))
     }
+
+    /// The origins and request headers `--cors-origin` and `--cors-header` allow.
+    private var cors: CORSPolicy { CORSPolicy(origins: configuration.corsOrigins, extraHeaders: configuration.corsHeaders) }
 
     private static func busy(_ scheduler: WorkScheduler) -> HTTPError {
         HTTPError(.serviceUnavailable, "the server is busy (\(scheduler.workers) photos in work, \(scheduler.queueCapacity) waiting); try again shortly",

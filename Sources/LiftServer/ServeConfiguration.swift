@@ -18,8 +18,10 @@ public struct ServeConfiguration: Sendable {
     public var limits = DecodingLimits.default
     /// The bearer token `/api/*` and `/metrics` require, when set.
     public var token: String?
-    /// Origins allowed to call the API from a browser (CORS); none by default.
+    /// Origins allowed to call the API from a browser (CORS), `*` for any; none by default.
     public var corsOrigins: [String] = []
+    /// Request headers a browser may send besides `CORSPolicy.safeHeaders` (`--cors-header`).
+    public var corsHeaders: [String] = []
     /// Access-log lines as text or JSON.
     public var logFormat = LogFormat.text
     /// How long SIGTERM waits for requests in flight before exiting anyway.

@@ -110,10 +110,16 @@ private func serveConfiguration(_ parsed: ParsedArguments, environment: [String:
         configuration.token = token
     }
     for origin in parsed.values["cors-origin"] ?? [] {
-        guard origin.hasPrefix("http://") || origin.hasPrefix("https://"), !origin.dropFirst(8).contains("/") else {
-            throw .invalidValue(option: "--cors-origin", value: origin, expected: "an origin such as https://editor.example.com (scheme, host, optional port)")
+        guard origin == "*" || ((origin.hasPrefix("http://") || origin.hasPrefix("https://")) && !origin.dropFirst(8).contains("/")) else {
+            throw .invalidValue(option: "--cors-origin", value: origin, expected: "an origin such as https://editor.example.com (scheme, host, optional port), or * for any")
         }
         configuration.corsOrigins.append(origin)
+    }
+    for name in parsed.values["cors-header"] ?? [] {
+        guard CORSPolicy.isHeaderName(name) else {
+            throw .invalidValue(option: "--cors-header", value: name, expected: "a header name such as X-Editor-Session")
+        }
+        configuration.corsHeaders.append(name)
     }
     if let format = try parsed.value("log-format") {
         guard let value = ServeConfiguration.LogFormat(rawValue: format) else {
@@ -147,7 +153,8 @@ private let serveOptions: [OptionSpec] = [
     OptionSpec("idle-timeout", value: "SECONDS", help: "time a kept-alive connection waits for its next request (default 15)"),
     OptionSpec("drain-timeout", value: "SECONDS", help: "on SIGTERM, time to finish requests in flight (default 30)"),
     OptionSpec("token", value: "T", help: "require 'Authorization: Bearer T' on /api/* and /metrics (or set LIFT_SERVE_TOKEN)"),
-    OptionSpec("cors-origin", value: "ORIGIN", help: "let a web page from ORIGIN call the API (repeat for several; default none)"),
+    OptionSpec("cors-origin", value: "ORIGIN", help: "let a web page from ORIGIN call the API (repeat for several; * for any, never with cookies; default none)"),
+    OptionSpec("cors-header", value: "NAME", help: "let such pages also send the request header NAME (besides Authorization, Content-Type, traceparent, …)"),
     OptionSpec("log-format", value: "FMT", help: "access log on standard error: text (default) or json"),
     OptionSpec("help", short: "h", help: "show this help"),
 ]
