@@ -1,0 +1,21 @@
+import Foundation
+import Lift
+import Testing
+import TestSupport
+
+/// The command-line attacks of an adversarial trial, replayed on the built `lift`: output names that
+/// crashed path handling, lists and streams that misled or exhausted it, names that reached the
+/// terminal raw, and files whose decoding cost far more than their size.
+@Suite(.enabled(if: SamplePhotos.weightsAvailable, "\(SamplePhotos.noWeights)"))
+struct AttackTests {
+    @Test(arguments: [["a.png", "-o", "m"], ["-om", "a.png"], ["a.png", "-o", "n/"], ["a.png", "-o", "./x"]])
+    func shortAndSlashEndedOutputNamesAreWritten(arguments: [String]) throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        try scratch.write(try SamplePhotos.astronaut(), to: "a.png")
+        let run = try LiftBinary.run(arguments + ["-m", "person"], in: scratch.url, timeout: 120)
+        #expect(run.status == 0, "\(arguments): \(run.standardError)")
+        let written = arguments.contains("n/") ? "n/a.cutout.png" : arguments.contains("./x") ? "x" : "m"
+        #expect(scratch.exists(written), "\(arguments): \(run.standardError)")
+    }
+}
