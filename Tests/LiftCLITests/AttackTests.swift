@@ -18,4 +18,17 @@ struct AttackTests {
         let written = arguments.contains("n/") ? "n/a.cutout.png" : arguments.contains("./x") ? "x" : "m"
         #expect(scratch.exists(written), "\(arguments): \(run.standardError)")
     }
+
+    @Test func aNULSeparatedListReadByLinesIsRefusedNamingTheLine() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        try scratch.write(try SamplePhotos.astronaut(), to: "A.png")
+        try scratch.write(try SamplePhotos.astronaut(), to: "d/B.png")
+        try scratch.write(Array("ok.png\nA.png\0d/B.png\0".utf8), to: "list")
+        let run = try LiftBinary.run(["--files-from", "list", "-m", "person"], in: scratch.url, timeout: 60)
+        #expect(run.status == 2, "\(run.standardError)")
+        #expect(run.standardError.contains("cannot read the --files-from list list: line 2 holds a NUL byte"), "\(run.standardError)")
+        #expect(run.standardError.contains("needs --null"))
+        #expect(!scratch.exists("d/B.cutout.png") && !scratch.exists("A.cutout.png"))
+    }
 }
