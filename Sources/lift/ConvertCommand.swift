@@ -40,7 +40,7 @@ func runConvert(_ arguments: [String]) -> Int32 {
     }
     if output != "-" {
         for removed in AtomicFile.removeStaleTemporaryFiles(in: PathText.directory(of: output)) {
-            reportOnStandardError("lift convert: removed \(removed), a temporary file left by an interrupted run\n")
+            reportOnStandardError("lift convert: removed \(TerminalText.escaped(removed)), a temporary file left by an interrupted run\n")
         }
         // Checked here to fail before decoding; the write itself refuses to replace a file created meanwhile.
         if !force, Directories.exists(output) {  // a dangling symbolic link too
@@ -99,7 +99,7 @@ private let convertHelp = HelpText.subcommand(
 
 /// Reports that `output` exists and is kept; returns exit code 1, as the cut-out action does.
 private func outputExists(_ output: String) -> Int32 {
-    reportOnStandardError("lift convert: \(output) exists (use --force to replace it)\n")
+    reportOnStandardError("lift convert: \(TerminalText.escaped(output)) exists (use --force to replace it)\n")
     return 1
 }
 

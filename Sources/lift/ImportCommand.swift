@@ -31,10 +31,10 @@ func runImport(_ arguments: [String]) -> Int32 {
     }
     let force = parsed.flag("force")
     for removed in AtomicFile.removeStaleTemporaryFiles(in: PathText.directory(of: output)) {
-        reportOnStandardError("lift import: removed \(removed), a temporary file left by an interrupted run\n")
+        reportOnStandardError("lift import: removed \(TerminalText.escaped(removed)), a temporary file left by an interrupted run\n")
     }
     if !force, Directories.exists(output) {
-        reportOnStandardError("lift import: \(output) exists (use --force to replace it)\n")
+        reportOnStandardError("lift import: \(TerminalText.escaped(output)) exists (use --force to replace it)\n")
         return 1
     }
     do {
@@ -50,13 +50,13 @@ func runImport(_ arguments: [String]) -> Int32 {
         _ = try Model(bytes: file)
         try AtomicFile.write(file, to: output, overwrite: force)
         let presetNote = conversion.presetRecognised ? "" : " (the default: the file's name is not one of rembg's; choose with --preset)"
-        reportOnStandardError("lift import: wrote \(output): \(conversion.imported.nodeCount) nodes, "
+        reportOnStandardError("lift import: wrote \(TerminalText.escaped(output)): \(conversion.imported.nodeCount) nodes, "
             + "\(conversion.imported.foldedBatchNormalizations) BatchNormalizations folded, \(conversion.parameterCount) parameters in \(precision.rawValue), "
             + "\(file.count) bytes; input \(conversion.spec.width)×\(conversion.spec.height), output \(conversion.imported.outputName), "
             + "preset \(conversion.preset.name)\(presetNote)\n")
         return 0
     } catch let error as AtomicFile.WriteError where error.reason == "file exists" {
-        reportOnStandardError("lift import: \(output) exists (use --force to replace it)\n")
+        reportOnStandardError("lift import: \(TerminalText.escaped(output)) exists (use --force to replace it)\n")
         return 1
     } catch let error as AtomicFile.WriteError {
         return commandFailure("import", error)

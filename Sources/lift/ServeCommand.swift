@@ -29,7 +29,7 @@ func runServe(_ arguments: [String]) -> Int32 {
         service = try LiftService(configuration: configuration, writeLog: { reportOnStandardError($0) })
         server = try HTTPServer(settings: configuration.http, service: service)
     } catch {
-        reportOnStandardError("lift serve: \(error)\n")
+        reportOnStandardError("lift serve: \(TerminalText.escaped("\(error)"))\n")
         return 1
     }
     service.attach(to: server)

@@ -31,4 +31,18 @@ struct AttackTests {
         #expect(run.standardError.contains("needs --null"))
         #expect(!scratch.exists("d/B.cutout.png") && !scratch.exists("A.cutout.png"))
     }
+
+    @Test func fileNamesReachStandardErrorEscaped() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let hostile = "a\u{1B}]0;owned\u{07}\u{1B}[2J\nlift: forged.png -> x (1 subject)\u{9B}31m.png"
+        try scratch.write(try SamplePhotos.astronaut(), to: hostile)
+        for arguments in [[hostile, "-o", "out.png"], ["missing\u{1B}[31m.png"], ["info", "gone\n\u{1B}[0m.png"], ["convert", hostile, "c\u{1B}.jpg"]] {
+            let run = try LiftBinary.run(arguments + (arguments[0] == "info" || arguments[0] == "convert" ? [] : ["-m", "person"]),
+                                         in: scratch.url, timeout: 60)
+            #expect(!run.standardError.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" || $0 == "\u{9B}" }, "\(arguments)")
+            #expect(run.standardError.contains("\\u001b"), "\(arguments): \(run.standardError)")
+            #expect(!run.standardError.contains("\nlift: forged"), "\(arguments): \(run.standardError)")
+        }
+    }
 }
