@@ -45,4 +45,14 @@ struct AttackTests {
             #expect(!run.standardError.contains("\nlift: forged"), "\(arguments): \(run.standardError)")
         }
     }
+
+    @Test func standardInputPastItsCapIsRefusedWithinAnAddressSpaceCap() throws {
+        // 1 GiB and 100 bytes that start like a PNG, under a 1.5 GB address-space cap: refused once the
+        // cap is passed, having held no more than the bytes read (it used to grow a second buffer and abort).
+        let script = "ulimit -v 1500000; (printf '\\211PNG\\r\\n\\032\\n'; head -c 1073741900 /dev/zero) | \"$0\" -"
+        let run = try LiftBinary.run(["-c", script, LiftBinary.url.path], standardOutputPath: "/dev/null", timeout: 120,
+                                     executable: URL(fileURLWithPath: "/bin/bash"))
+        #expect(run.status == 1, "\(run.standardError)")
+        #expect(run.standardError.contains("<stdin>: larger than 1024 MiB"), "\(run.standardError)")
+    }
 }
