@@ -46,8 +46,8 @@ func runImport(_ arguments: [String]) -> Int32 {
         let provenance = "Imported by lift \(LiftVersion.string) (lift import\(parsed.flag("f16") ? " --f16" : "")) from \(PathText.name(of: input)), "
             + "sha256 \(SHA256.hex(bytes)); preset \(conversion.preset.name)"
         let file = try conversion.fileBytes(precision: precision, provenance: provenance)
-        // Loading it back checks the graph as every later run will.
-        _ = try Model(bytes: file)
+        // Loading it back checks the graph, and its output, as every later run will.
+        try conversion.checkMaskOutput(of: try Model(bytes: file))
         try AtomicFile.write(file, to: output, overwrite: force)
         let presetNote = conversion.presetRecognised ? "" : " (the default: the file's name is not one of rembg's; choose with --preset)"
         reportOnStandardError("lift import: wrote \(TerminalText.escaped(output)): \(conversion.imported.nodeCount) nodes, "

@@ -55,4 +55,17 @@ struct AttackTests {
         #expect(run.status == 1, "\(run.standardError)")
         #expect(run.standardError.contains("<stdin>: larger than 1024 MiB"), "\(run.standardError)")
     }
+
+    @Test func aModelWhoseOutputCannotBeAMaskIsRefusedAtLoadAndImport() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        try scratch.write(try Fixtures.bytes("onnx/tiny.onnx"), to: "three.onnx")
+        try scratch.write(try SamplePhotos.astronaut(), to: "a.png")
+        let imported = try LiftBinary.run(["import", "three.onnx", "-o", "three.safetensors"], in: scratch.url, timeout: 60)
+        #expect(imported.status == 1 && imported.standardError.contains("has 8 channels"), "\(imported.standardError)")
+        #expect(!scratch.exists("three.safetensors"))
+        let run = try LiftBinary.run(["a.png", "b.png", "--model", "three.onnx", "-o", "out"], in: scratch.url, timeout: 60)
+        #expect(run.status == 1 && run.standardError.contains("has 8 channels"), "\(run.standardError)")
+        #expect(!run.standardError.contains("a.png"), "refused once at load, not once per photo: \(run.standardError)")
+    }
 }
