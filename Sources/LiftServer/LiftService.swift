@@ -127,6 +127,14 @@ public final class LiftService: HTTPService {
         guard !photo.isEmpty else {
             throw HTTPError(.badRequest, "the request has no photo; send its bytes as the body or as the form field 'file'", closesConnection: false)
         }
+        // The photo's memory is reserved from the process's one budget before it takes a worker: a
+        // photo that does not fit beside those in work waits here, on its connection's thread.
+        guard let memory = SharedMemoryBudget.shared.reserve(forImage: photo, limits: configuration.limits,
+                                                             waitingAtMost: configuration.memoryPatience) else {
+            throw HTTPError(.serviceUnavailable, "the photos in work hold the server's memory budget (\(MemoryBudget.size(configuration.limits.maxMemoryBytes))); "
+                            + "try again shortly", headers: [("Retry-After", "5")], closesConnection: false)
+        }
+        defer { memory.release() }
         let result: Result<HTTPResponse, HTTPError>? = scheduler.run {
             do throws(HTTPError) {
                 return .success(try cutouts.process(photo: photo, name: name, options: options, product: product))
