@@ -75,8 +75,10 @@ public struct HTTPRequestDecoder: Sendable {
         guard let state = body else { return [] }
         switch state {
         case .length(let remaining, var received):
+            // The state's copy is dropped first, so the body grows in place; it grows with what has
+            // arrived, never to the declared length before the bytes do.
+            body = nil
             let count = min(remaining, buffer.count - start)
-            if received.isEmpty { received.reserveCapacity(remaining) }
             received.append(contentsOf: buffer[start..<start + count])
             start += count
             scanned = start

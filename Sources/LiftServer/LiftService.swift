@@ -101,6 +101,13 @@ public final class LiftService: HTTPService {
         log.record(exchange)
     }
 
+    /// `/healthz` is answered even on a connection over the limit: a probe must not fail because a
+    /// flood holds every connection.
+    public func overflowResponse(to head: HTTPRequestHead) -> HTTPResponse? {
+        guard head.path == "/healthz", head.method == "GET" || head.method == "HEAD" else { return nil }
+        return respond(to: head, body: [])
+    }
+
     /// Runs one photo through the queue and the pipeline.
     private func process(_ head: HTTPRequestHead, body: [UInt8], product: CutoutService.Product) throws(HTTPError) -> HTTPResponse {
         var fields = head.query

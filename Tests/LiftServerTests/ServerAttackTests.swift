@@ -11,6 +11,113 @@ import Testing
 /// replays them against `lift serve` with signals and address-space caps.)
 @Suite(.serialized) struct ServerAttackTests {
     private let head100k = "POST /api/analyze HTTP/1.1\r\nHost: t\r\nContent-Type: image/png\r\nContent-Length: 100000\r\n\r\n"
+    @Test func headsAloneClaimNoUploadRoom() throws {
+        let server = try TestServer {
+            $0.http.limits.maxBodyBytes = 100_000
+            $0.http.maxBufferedBodyBytes = 800_000
+            $0.http.maxBufferedBodyBytesPerClient = 800_000  // every client here is 127.0.0.1
+        }
+        defer { server.stop() }
+        // Eight heads announcing full bodies, two chunked: they used to reserve the whole pool.
+        var idle: [RawClient] = []
+        for index in 0 ..< 10 {
+            let client = try RawClient(port: server.port)
+            client.send(index < 8 ? head100k : "POST /api/analyze HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n")
+            idle.append(client)
+        }
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(server.server.bodies.held <= 10 * 64 * 1024)
+        let upload = try RawClient(port: server.port)
+        upload.send(rawPost("/api/analyze", body: try ServerPhotos.flatGrey()))
+        #expect(upload.readResponse()?.status == 200)
+        withExtendedLifetime(idle) {}
+    }
+
+    @Test func oneClientHoldsAtMostItsShare() throws {
+        let server = try TestServer {
+            $0.http.limits.maxBodyBytes = 100_000
+            $0.http.maxBufferedBodyBytes = 400_000
+            $0.http.maxBufferedBodyBytesPerClient = 150_000
+        }
+        defer { server.stop() }
+        let first = try RawClient(port: server.port)
+        first.send(head100k)
+        first.send([UInt8](repeating: 1, count: 95_000))
+        Thread.sleep(forTimeInterval: 0.2)
+        // The second upload from the same address finds the share taken: 503 before its body, and
+        // the connection stays usable.
+        let second = try RawClient(port: server.port)
+        second.send(head100k)
+        second.send([UInt8](repeating: 2, count: 100_000))
+        let refused = try #require(second.readResponse())
+        #expect(refused.status == 503 && refused.text.contains("as one client may"), "\(refused.text)")
+        second.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+        #expect(second.readResponse()?.status == 200)
+        // Once the first is answered (not an image) its room comes back.
+        first.send([UInt8](repeating: 1, count: 5_000))
+        #expect(first.readResponse()?.status == 415)
+        Thread.sleep(forTimeInterval: 0.1)
+        #expect(server.server.bodies.held == 0)
+    }
+
+    @Test func aStalledUploadIsAnswered408BeforeTheReadTimeout() throws {
+        let server = try TestServer {
+            $0.http.minBodyBytesPerSecond = 10_000
+            $0.http.bodyRateGrace = .milliseconds(500)
+        }
+        defer { server.stop() }
+        let slow = try RawClient(port: server.port)
+        let started = Date()
+        slow.send(head100k)
+        slow.send([UInt8](repeating: 1, count: 1000))
+        let answer = try #require(slow.readResponse(timeout: 10))
+        #expect(answer.status == 408 && answer.text.contains("slower than"), "\(answer.text)")
+        #expect(Date().timeIntervalSince(started) < 3)
+        Thread.sleep(forTimeInterval: 0.1)
+        #expect(server.server.bodies.held == 0)
+    }
+
+    @Test func aFloodOfConnectionsLeavesHealthChecksAnswered() throws {
+        let server = try TestServer { $0.http.maxConnections = 4 }
+        defer { server.stop() }
+        var flood: [RawClient] = []
+        for _ in 0 ..< 200 { flood.append(try RawClient(port: server.port)) }
+        Thread.sleep(forTimeInterval: 0.2)
+        let started = Date()
+        let probe = try RawClient(port: server.port)
+        probe.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+        let health = try #require(probe.readResponse(timeout: 5))
+        #expect(health.status == 200 && health.text.contains("\"ok\""))
+        #expect(Date().timeIntervalSince(started) < 1)
+        let other = try RawClient(port: server.port)
+        other.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
+        #expect(other.readResponse(timeout: 5)?.status == 503)
+        // Over-limit connections are closed within patience + linger, never counted.
+        #expect(flood[150].closedByServer(within: 3))
+        #expect(server.server.openConnections <= 4)
+        // And the server still stops promptly.
+        let stopping = Date()
+        #expect(server.server.stop(timeout: .seconds(20)))
+        #expect(Date().timeIntervalSince(stopping) < 2)
+    }
+
+    @Test func aConnectionWhoseThreadCannotStartIsAnsweredClosedAndUncounted() throws {
+        var configuration = ServeConfiguration()
+        configuration.http.port = 0
+        let service = try LiftService(configuration: configuration, writeLog: { _ in })
+        let server = try HTTPServer(settings: configuration.http, service: service, startThread: { _, _ in false })
+        service.attach(to: server)
+        try server.start()
+        defer { _ = server.stop(timeout: .seconds(5)) }
+        for _ in 0 ..< 20 {
+            let client = try RawClient(port: server.port)
+            client.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(client.readResponse(timeout: 5)?.status == 503)
+            #expect(client.closedByServer(within: 2))
+        }
+        #expect(server.openConnections == 0)
+    }
+
     @Test func aPhotoWaitsForTheMemoryOthersHoldThenIsRefused() throws {
         let server = try TestServer {
             $0.limits.maxMemoryBytes = 400_000_000  // one small photo (336 MB estimated) at a time
