@@ -113,10 +113,14 @@ public final class LiftService: HTTPService {
         var fields = head.query
         var photo = body
         var name = "the photo"
-        if let type = head.headers["Content-Type"], let boundary = MultipartForm.boundary(contentType: type) {
+        if let type = head.headers["Content-Type"], let boundary = try MultipartForm.boundary(contentType: type) {
             let form = try MultipartForm(body: body, boundary: boundary)
             for part in form.parts where part.name != "file" {
                 fields.append((part.name, String(decoding: part.data, as: UTF8.self)))
+            }
+            let files = form.parts.count { $0.name == "file" }
+            guard files <= 1 else {
+                throw HTTPError(.badRequest, "the form has \(files) fields named 'file'; send one photo per request", closesConnection: false)
             }
             guard let file = form.part("file") else {
                 throw HTTPError(.badRequest, "the form has no field 'file' holding the photo", closesConnection: false)

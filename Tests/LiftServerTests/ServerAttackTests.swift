@@ -135,4 +135,30 @@ import Testing
         }
         #expect(served == 200)
     }
+
+    @Test func malformedFormsAndTrailersAreRefused() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let photo = try ServerPhotos.flatGrey()
+        func form(_ parts: [(String, [UInt8])], type: String = "multipart/form-data; boundary=B") -> [UInt8] {
+            let body = parts.flatMap { Array("--B\r\nContent-Disposition: form-data; name=\"\($0.0)\"; filename=\"p.png\"\r\n\r\n".utf8) + $0.1 + Array("\r\n".utf8) }
+                + Array("--B--\r\n".utf8)
+            return Array("POST /api/remove HTTP/1.1\r\nHost: t\r\nContent-Type: \(type)\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body
+        }
+        let cases: [([UInt8], Int, String)] = [
+            (form([("file", photo)], type: "multipart/form-data"), 400, "boundary"),
+            (form([("file", photo), ("file", photo)]), 400, "2 fields named 'file'"),
+        ]
+        for (request, status, saying) in cases {
+            let client = try RawClient(port: server.port)
+            client.send(request)
+            let answer = try #require(client.readResponse())
+            #expect(answer.status == status && answer.text.contains(saying), "\(answer.text)")
+        }
+        let trailers = try RawClient(port: server.port)
+        trailers.send("POST /api/analyze HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n"
+                      + (0 ..< 500).map { "X-T\($0): v\r\n" }.joined() + "\r\n")
+        let refused = try #require(trailers.readResponse())
+        #expect(refused.status == 431 && refused.text.contains("trailer fields"), "\(refused.text)")
+    }
 }
