@@ -11,6 +11,7 @@ import Testing
 /// replays them against `lift serve` with signals and address-space caps.)
 @Suite(.serialized) struct ServerAttackTests {
     private let head100k = "POST /api/analyze HTTP/1.1\r\nHost: t\r\nContent-Type: image/png\r\nContent-Length: 100000\r\n\r\n"
+
     @Test func headsAloneClaimNoUploadRoom() throws {
         let server = try TestServer {
             $0.http.limits.maxBodyBytes = 100_000
@@ -160,5 +161,15 @@ import Testing
                       + (0 ..< 500).map { "X-T\($0): v\r\n" }.joined() + "\r\n")
         let refused = try #require(trailers.readResponse())
         #expect(refused.status == 431 && refused.text.contains("trailer fields"), "\(refused.text)")
+    }
+
+    @Test func aHugeMarginIsRefusedNotRendered() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let started = Date()
+        let answer = try URLSessionClient.send(server.base + "/api/remove?crop=true&margin=6900", method: "POST",
+                                               body: try ServerPhotos.twoAstronauts())
+        #expect(answer.status == 422 && answer.text.contains("output canvas"), "\(answer.text)")
+        #expect(Date().timeIntervalSince(started) < 5)
     }
 }
