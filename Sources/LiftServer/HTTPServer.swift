@@ -177,15 +177,20 @@ public final class HTTPServer: Sendable {
         }
     }
 
-    /// Answers 503 without waiting and closes: for a connection nothing else can take (the
-    /// overflow thread is full, or no thread could be started for it).
+    /// Answers without waiting and closes, for a connection nothing else can take (the overflow
+    /// thread is full, or no thread could be started for it): a request head already there gets
+    /// the overflow answer (a health check its answer), anything else 503.
     private func refuseAtOnce(_ stream: SocketStream) {
-        var response = HTTPResponse.error(busy)
-        service.decorate(&response, for: nil)
-        let bytes = response.head(closing: true) + response.body
+        var arrived = [UInt8](repeating: 0, count: 8 * 1024)
+        let count = max(0, stream.receiveWithoutWaiting(into: &arrived))
+        var decoder = HTTPRequestDecoder()
+        decoder.append(arrived[..<count])
+        let head = (try? decoder.nextHead()) ?? nil
+        let response = overflowAnswer(to: head)
+        let bytes = response.head(closing: true) + (head?.method == "HEAD" ? [] : response.body)
         let sent = stream.sendWithoutWaiting(bytes)
         stream.closeNow()
-        service.didAnswer(HTTPExchange(peer: stream.peer, head: nil, status: .serviceUnavailable, bytesReceived: 0, bytesSent: sent, duration: 0))
+        service.didAnswer(HTTPExchange(peer: stream.peer, head: head, status: response.status, bytesReceived: count, bytesSent: sent, duration: 0))
     }
 
     /// A listening socket bound to `host:port`, and the port bound.

@@ -9,9 +9,9 @@ import Synchronization
 /// Each connection gets `patience` for its request head to arrive; a request the service can answer
 /// without a slot (`HTTPService.overflowResponse`: a health check) gets its answer, anything else
 /// the server's 503. The answer is sent without waiting (it fits the socket's buffer), then what the
-/// client still sends is read and dropped for `linger`, so the client reads the answer rather than a
-/// reset, and the socket is closed. More than `capacity` connections waiting here: answered and
-/// closed at once by the caller.
+/// client still sends is read and dropped for `linger` (not when it sent nothing), so the client
+/// reads the answer rather than a reset, and the socket is closed. More than `capacity` connections
+/// waiting here: answered at once by the caller from what has arrived, and closed.
 final class OverflowResponder: Sendable {
     /// Connections held at once.
     static let capacity = 512
@@ -115,7 +115,9 @@ final class OverflowResponder: Sendable {
                     || connection.head.count >= Self.headBytes || now - connection.arrived >= Self.patience {
                     respond(&connection, now: now)
                 }
-                if closedByClient || connection.answered.map({ now - $0 >= Self.linger }) == true {
+                // A client that sent nothing has nothing left to read: closed as soon as answered.
+                let lingered = connection.answered.map { connection.head.isEmpty || now - $0 >= Self.linger } ?? false
+                if closedByClient || lingered {
                     connection.stream.closeNow()
                     held.subtract(1, ordering: .relaxed)
                 } else {
