@@ -112,7 +112,7 @@ import Testing
         defer { _ = server.stop(timeout: .seconds(5)) }
         for _ in 0 ..< 20 {
             let client = try RawClient(port: server.port)
-            client.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+            client.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
             #expect(client.readResponse(timeout: 5)?.status == 503)
             #expect(client.closedByServer(within: 2))
         }
