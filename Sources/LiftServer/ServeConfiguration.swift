@@ -14,8 +14,12 @@ public struct ServeConfiguration: Sendable {
     public var workers = 2
     /// Photos that may wait for a worker before requests are refused with 503.
     public var queueCapacity = 32
-    /// Size and memory limits each photo is checked against before it is decoded.
+    /// Size and memory limits each photo is checked against before it is decoded; its
+    /// `maxMemoryBytes` is also the budget all photos in work share (`SharedMemoryBudget`).
     public var limits = DecodingLimits.default
+    /// How long a photo waits for the photos in work to leave it room in the memory budget before
+    /// it is answered 503.
+    public var memoryPatience: Duration = .seconds(30)
     /// The bearer token `/api/*` and `/metrics` require, when set.
     public var token: String?
     /// Origins allowed to call the API from a browser (CORS), `*` for any; none by default.

@@ -29,25 +29,26 @@ func runServe(_ arguments: [String]) -> Int32 {
         service = try LiftService(configuration: configuration, writeLog: { reportOnStandardError($0) })
         server = try HTTPServer(settings: configuration.http, service: service)
     } catch {
-        reportOnStandardError("lift serve: \(error)\n")
+        reportOnStandardError("lift serve: \(TerminalText.escaped("\(error)"))\n")
         return 1
     }
     service.attach(to: server)
 
-    // SIGTERM and Ctrl-C drain; a second Ctrl-C ends at once.
+    // SIGTERM and Ctrl-C drain; a second Ctrl-C ends at once; SIGHUP ends as it would have. Handled
+    // on a thread of their own, so no flood or busy worker delays them.
     let stopRequested = DispatchSemaphore(value: 0)
-    var sources: [any DispatchSourceSignal] = []
-    for number in [SIGTERM, SIGINT] {
-        signal(number, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-        source.setEventHandler {
-            if server.isDraining, number == SIGINT { exit(130) }
-            stopRequested.signal()
-        }
-        source.resume()
-        sources.append(source)
+    let watching = SignalCleanup.watch { number in
+        if number == SIGHUP { AtomicFile.removeTemporaryFiles(thenRaise: number) }
+        if server.isDraining, number == SIGINT { exit(130) }
+        stopRequested.signal()
     }
-    server.start()
+    do {
+        guard watching else { throw ServerError.cannotStartThread(reason: "the signal-handling thread could not be started") }
+        try server.start()
+    } catch {
+        reportOnStandardError("lift serve: \(TerminalText.escaped("\(error)"))\n")
+        return 1
+    }
     let shown = configuration.http.host.contains(":") ? "[\(configuration.http.host)]" : configuration.http.host
     reportOnStandardError("lift serve: listening on http://\(shown):\(server.port) (model \(service.modelName), \(configuration.quality.rawValue), "
                           + "\(configuration.workers) at once, \(configuration.queueCapacity) queued)\n")
@@ -58,7 +59,6 @@ func runServe(_ arguments: [String]) -> Int32 {
     reportOnStandardError("lift serve: stopping: no new connections, finishing \(server.openConnections) open\n")
     let drained = server.stop(timeout: configuration.drainTimeout)
     reportOnStandardError(drained ? "lift serve: stopped\n" : "lift serve: stopped with requests unfinished after --drain-timeout\n")
-    withExtendedLifetime(sources) {}
     return drained ? 0 : 1
 }
 
