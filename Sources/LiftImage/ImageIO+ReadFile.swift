@@ -52,8 +52,9 @@ extension ImageIO {
 
     /// Everything on standard input, at most `maxBytes` (default `maxFileBytes`), refused as soon as
     /// the stream passes that.
-    /// - Parameter imagesOnly: refuse the stream as soon as its first 8 bytes are neither a PNG nor a
-    ///   JPEG signature (`lift - < /dev/zero` stops after one read instead of filling memory).
+    /// - Parameter imagesOnly: refuse the stream as soon as its first `ImageFormat.sniffLength` bytes
+    ///   are not a PNG, JPEG or WebP signature (`lift - < /dev/zero` stops after one read instead of
+    ///   filling memory).
     /// - Throws: `ImageIOError.cannotRead` (path `<stdin>`), `.fileTooLarge`, `.unknownFormat`.
     public static func readStandardInput(maxBytes: Int = maxFileBytes, imagesOnly: Bool = false) throws(ImageIOError) -> [UInt8] {
         var status = stat()
@@ -68,7 +69,7 @@ extension ImageIO {
 
     /// Reads `descriptor` to its end, starting with room for `expected` bytes and growing the buffer
     /// as needed, failing as soon as more than `maxBytes` arrive. `checkPrefix`, when given, sees the
-    /// first 8 bytes (or all of a shorter stream) once, before reading goes on, and may throw.
+    /// first `ImageFormat.sniffLength` bytes (or all of a shorter stream) once, before reading goes on, and may throw.
     private static func readAll(_ descriptor: Int32, name: String, expected: Int, maxBytes: Int,
                                 checkPrefix: (([UInt8]) throws(ImageIOError) -> Void)? = nil) throws(ImageIOError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: min(max(expected, 1), maxBytes) + 1)
@@ -85,8 +86,8 @@ extension ImageIO {
             if got < 0, errno == EINTR { continue }
             guard got >= 0 else { throw .cannotRead(path: name, reason: systemReason()) }
             count += got
-            if let check = checkPrefix, count >= 8 || got == 0 {
-                try check(Array(bytes[..<min(count, 8)]))
+            if let check = checkPrefix, count >= ImageFormat.sniffLength || got == 0 {
+                try check(Array(bytes[..<min(count, ImageFormat.sniffLength)]))
                 checkPrefix = nil
             }
             if got == 0 { break }

@@ -6,17 +6,29 @@ public enum ImageFormat: String, Sendable, Equatable, CustomStringConvertible {
     case png
     /// JPEG (baseline and progressive).
     case jpeg
+    /// WebP (lossy, lossless, alpha; decoded by `WebPDecoder`, lossless encoded by `WebPEncoder`).
+    case webp
 
-    /// The format `bytes` start with (PNG signature, JPEG SOI), or nil when neither. A file that
-    /// starts with the JPEG SOI marker counts as JPEG however broken the rest, so that the JPEG
-    /// decoder says what is wrong with it.
+    /// The format `bytes` start with (PNG signature, JPEG SOI, `RIFF` size `WEBP`), or nil when none.
+    /// A file that starts with the JPEG SOI marker counts as JPEG however broken the rest, so that the
+    /// JPEG decoder says what is wrong with it; likewise for WebP's 12-byte RIFF header.
     public static func sniff(_ bytes: [UInt8]) -> ImageFormat? {
         if bytes.count >= 8, bytes.prefix(8).elementsEqual(pngSignature) { return .png }
         if bytes.count >= 2, bytes[0] == 0xFF, bytes[1] == 0xD8 { return .jpeg }
+        if bytes.count >= 12, bytes.prefix(4).elementsEqual("RIFF".utf8), bytes[8 ..< 12].elementsEqual("WEBP".utf8) { return .webp }
         return nil
     }
 
-    public var description: String { self == .png ? "PNG" : "JPEG" }
+    /// The most leading bytes `sniff` looks at (WebP's RIFF header).
+    public static let sniffLength = 12
+
+    public var description: String {
+        switch self {
+        case .png: return "PNG"
+        case .jpeg: return "JPEG"
+        case .webp: return "WebP"
+        }
+    }
 }
 
 /// An error reading or recognising an image file, before or around a format's own decoder.
@@ -31,7 +43,7 @@ public enum ImageIOError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unknownFormat(let bytes):
-            return "unknown image format: the file starts with \(hexString(bytes)), which is neither PNG nor JPEG"
+            return "unknown image format: the file starts with \(hexString(bytes)), which is not PNG, JPEG or WebP"
         case .cannotRead(let path, let reason):
             return "cannot read \(path): \(reason)"
         case .fileTooLarge(let path, let limit):
@@ -58,18 +70,18 @@ public struct DecodedPhoto: Sendable {
 /// RGBA8, reading files with a size cap (`ImageIO+ReadFile.swift`), and atomic PNG writes.
 public enum ImageIO {
     /// Decodes `bytes` (a whole file of any supported format, found by content) to RGBA8, straight alpha,
-    /// upright: the EXIF orientation (JPEG APP1, PNG eXIf) is applied unless `applyOrientation` is false.
+    /// upright: the EXIF orientation (JPEG APP1, PNG eXIf, WebP EXIF) is applied unless `applyOrientation` is false.
     /// Throws `ImageIOError` for unknown formats, else the format decoder's errors (`JPEGError`,
-    /// `PNGLexingError`, `PNGParsingError`, `PNGDataError`). `threads`: for the JPEG decoder's
-    /// parallel stages (`nil`: every core; the pixels do not depend on it).
+    /// `PNGLexingError`, `PNGParsingError`, `PNGDataError`, `WebPError`). `threads`: for the JPEG and
+    /// WebP decoders' parallel stages (`nil`: every core; the pixels do not depend on it).
     public static func decode(_ bytes: [UInt8], limits: DecodingLimits = .default,
                               applyOrientation: Bool = true, threads: Int? = nil) throws -> RGBAImage {
         try decodePhoto(bytes, limits: limits, applyOrientation: applyOrientation, threads: threads).image
     }
 
     /// Decodes like `decode` and also returns the file's colour description as PNG chunks to write into
-    /// images made from its pixels (`PNGMetadata.colorOnly` of a PNG: gAMA, sRGB, iCCP; a JPEG's ICC
-    /// profile as iCCP), so that a cut-out shows the photo's colours in colour-managed viewers.
+    /// images made from its pixels (`PNGMetadata.colorOnly` of a PNG: gAMA, sRGB, iCCP; a JPEG's or
+    /// WebP's ICC profile as iCCP), so that a cut-out shows the photo's colours in colour-managed viewers.
     public static func decodePhoto(_ bytes: [UInt8], limits: DecodingLimits = .default,
                                    applyOrientation: Bool = true, threads: Int? = nil) throws -> DecodedPhoto {
         switch ImageFormat.sniff(bytes) {
@@ -82,6 +94,9 @@ public enum ImageIO {
             let jpeg = try JPEGDecoder.decode(bytes, limits: limits,
                                               options: .init(applyOrientation: applyOrientation, threads: threads))
             return DecodedPhoto(image: jpeg.image, color: PNGMetadata(iCCP: jpeg.iccProfile.flatMap(PNGColorProfile.chunkPayload)))
+        case .webp:
+            let webp = try WebPDecoder.decode(bytes, limits: limits, options: .init(applyOrientation: applyOrientation, threads: threads))
+            return DecodedPhoto(image: webp.image, color: PNGMetadata(iCCP: webp.iccProfile.flatMap(PNGColorProfile.chunkPayload)))
         case nil: throw ImageIOError.unknownFormat(leadingBytes: Array(bytes.prefix(8)))
         }
     }
