@@ -67,7 +67,7 @@ public struct DecodedPhoto: Sendable {
 }
 
 /// One entry point for reading and writing images: content sniffing, decoding any supported format to
-/// RGBA8, reading files with a size cap (`ImageIO+ReadFile.swift`), and atomic PNG writes.
+/// RGBA8, reading files with a size cap (`ImageIO+ReadFile.swift`), and atomic PNG and WebP writes.
 public enum ImageIO {
     /// Decodes `bytes` (a whole file of any supported format, found by content) to RGBA8, straight alpha,
     /// upright: the EXIF orientation (JPEG APP1, PNG eXIf, WebP EXIF) is applied unless `applyOrientation` is false.
@@ -109,6 +109,24 @@ public enum ImageIO {
     /// Encodes `image` as PNG and writes it atomically (temporary file + rename) to `path`.
     public static func writePNG(_ image: RGBAImage, to path: String, options: PNGEncoder.Options = .standard) throws {
         try AtomicFile.write(try PNGEncoder.encode(image, options: options), to: path)
+    }
+
+    /// Encodes `image` as lossless WebP (`WebPEncoder`: RGB of fully transparent pixels zeroed, every
+    /// other pixel exact), embedding the ICC profile of `color`'s iCCP chunk (a decoded photo's colour
+    /// description, `DecodedPhoto.color`) so that colour-managed viewers show the photo's colours.
+    public static func encodeWebP(_ image: RGBAImage, color: PNGMetadata = PNGMetadata(),
+                                  options: WebPEncoder.Options = WebPEncoder.Options()) throws(WebPEncoderError) -> [UInt8] {
+        var options = options
+        if options.iccProfile == nil, let chunk = color.iCCP, PNGColorProfile.colorSpace(ofChunk: chunk) == .rgb {
+            options.iccProfile = PNGColorProfile.profile(fromChunk: chunk)
+        }
+        return try WebPEncoder.encode(image, options: options)
+    }
+
+    /// Encodes `image` as lossless WebP (see `encodeWebP`) and writes it atomically to `path`.
+    public static func writeWebP(_ image: RGBAImage, to path: String, color: PNGMetadata = PNGMetadata(),
+                                 options: WebPEncoder.Options = WebPEncoder.Options()) throws {
+        try AtomicFile.write(try encodeWebP(image, color: color, options: options), to: path)
     }
 
     /// Encodes a grey image or mask as PNG and writes it atomically to `path`.

@@ -5,7 +5,7 @@
 /// Prediction reads unfiltered neighbours (RFC 6386 §12): the row above comes from `top`, saved
 /// before that row was filtered, the column to the left from the plane (its row is filtered only
 /// after all of its macroblocks are reconstructed).
-struct VP8Decoder {
+enum VP8Decoder {
     /// The decoded planes, sized to whole macroblocks: luma `16·columns × 16·rows`, chroma half that.
     struct Planes {
         var width: Int, height: Int
@@ -30,11 +30,20 @@ struct VP8Decoder {
         var modesReader = VP8BoolDecoder(UnsafeBufferPointer(rebasing: data[VP8FrameHeader.size ..< firstEnd]))
         let parameters = try VP8FrameParameters(&modesReader)
         var partitions = try tokenPartitions(UnsafeBufferPointer(rebasing: data[firstEnd...]), count: parameters.partitionCount)
-        var decoder = VP8Decoder(columns: columns, rows: rows, parameters: parameters)
-        decoder.planes.width = header.width
-        decoder.planes.height = header.height
-        try decoder.decodeRows(&modesReader, &partitions)
-        return decoder.planes
+        var planes = Planes(width: header.width, height: header.height, luma: [UInt8](repeating: 0, count: columns * rows * 256),
+                            u: [UInt8](repeating: 0, count: columns * rows * 64), v: [UInt8](repeating: 0, count: columns * rows * 64),
+                            lumaStride: columns * 16, chromaStride: columns * 8)
+        let frame = VP8FrameState(columns: columns, rows: rows, parameters: parameters)
+        try planes.luma.withUnsafeMutableBufferPointer { (luma) throws(WebPError) in
+            try planes.u.withUnsafeMutableBufferPointer { (u) throws(WebPError) in
+                try planes.v.withUnsafeMutableBufferPointer { (v) throws(WebPError) in
+                    let target = VP8PlanePointers(luma: luma.baseAddress.unsafelyUnwrapped, u: u.baseAddress.unsafelyUnwrapped,
+                                                  v: v.baseAddress.unsafelyUnwrapped, lumaStride: columns * 16, chromaStride: columns * 8)
+                    try frame.decodeRows(&modesReader, &partitions, into: target)
+                }
+            }
+        }
+        return planes
     }
 
     /// Splits the data after the first partition into `count` token partitions: `count - 1` 3-byte
@@ -56,38 +65,53 @@ struct VP8Decoder {
         partitions.append(VP8BoolDecoder(UnsafeBufferPointer(rebasing: data[start...])))
         return partitions
     }
+}
 
+/// Where the planes being decoded live: pixel (0, 0) of each and the row strides in bytes.
+struct VP8PlanePointers {
+    let luma: UnsafeMutablePointer<UInt8>, u: UnsafeMutablePointer<UInt8>, v: UnsafeMutablePointer<UInt8>
+    let lumaStride: Int, chromaStride: Int
+}
+
+/// The working state of one frame's macroblock rows: the unfiltered rows saved for prediction, the
+/// coefficient buffer, the per-row modes and filter strengths, and the readers' contexts.
+final class VP8FrameState {
     let columns: Int, rows: Int
     let parameters: VP8FrameParameters
-    var planes: Planes
-    /// Unfiltered bottom rows of the macroblock row above (luma, U, V).
-    private var topLuma: [UInt8], topU: [UInt8], topV: [UInt8]
+    /// Unfiltered bottom pixel rows of the macroblock row above (luma, U, V).
+    private let topLuma: UnsafeMutablePointer<UInt8>, topU: UnsafeMutablePointer<UInt8>, topV: UnsafeMutablePointer<UInt8>
+    /// The 25 coefficient blocks of the macroblock being decoded.
+    private let coefficients = UnsafeMutablePointer<Int16>.allocate(capacity: 25 * 16)
+    private let work = VP8MacroblockWorkspace()
+    private let residuals: VP8Residuals
     /// Filter strength of each (segment, has subblock modes) pair; nil when the frame is not filtered.
     private let strengths: [[VP8LoopFilter.Strength]]?
 
-    private init(columns: Int, rows: Int, parameters: VP8FrameParameters) {
+    init(columns: Int, rows: Int, parameters: VP8FrameParameters) {
         self.columns = columns
         self.rows = rows
         self.parameters = parameters
-        planes = Planes(width: 0, height: 0, luma: [UInt8](repeating: 0, count: columns * rows * 256),
-                        u: [UInt8](repeating: 0, count: columns * rows * 64), v: [UInt8](repeating: 0, count: columns * rows * 64),
-                        lumaStride: columns * 16, chromaStride: columns * 8)
-        topLuma = [UInt8](repeating: 0, count: columns * 16)
-        topU = [UInt8](repeating: 0, count: columns * 8)
-        topV = [UInt8](repeating: 0, count: columns * 8)
+        topLuma = .allocate(capacity: columns * 16)
+        topU = .allocate(capacity: columns * 8)
+        topV = .allocate(capacity: columns * 8)
+        residuals = VP8Residuals(macroblocksPerRow: columns, probabilities: parameters.coefficientProbabilities)
         // libwebp filters nothing when the frame level is 0, whatever the segments say.
         strengths = parameters.filter.level == 0 ? nil : (0 ..< 4).map { segment in
             [false, true].map { VP8LoopFilter.strength(parameters, segment: segment, hasSubblockModes: $0) }
         }
     }
 
-    private mutating func decodeRows(_ modesReader: inout VP8BoolDecoder, _ partitions: inout [VP8BoolDecoder]) throws(WebPError) {
+    deinit {
+        topLuma.deallocate()
+        topU.deallocate()
+        topV.deallocate()
+        coefficients.deallocate()
+    }
+
+    func decodeRows(_ modesReader: inout VP8BoolDecoder, _ partitions: inout [VP8BoolDecoder], into planes: VP8PlanePointers) throws(WebPError) {
         var modeReader = VP8ModeReader(macroblocksPerRow: columns)
-        var residuals = VP8Residuals(macroblocksPerRow: columns)
         var rowModes = [VP8MacroblockModes](repeating: VP8MacroblockModes(), count: columns)
         var rowStrengths = [VP8LoopFilter.Strength](repeating: .none, count: columns)
-        var coefficients = [Int16](repeating: 0, count: 25 * 16)
-        var work = VP8MacroblockWorkspace()
         for y in 0 ..< rows {
             modeReader.readRow(&modesReader, parameters: parameters, into: &rowModes)
             guard !modesReader.isPastEnd else { throw .truncatedLossyData(partition: 0, row: y) }
@@ -96,71 +120,60 @@ struct VP8Decoder {
             for x in 0 ..< columns {
                 let modes = rowModes[x]
                 var coded = false
-                try coefficients.withUnsafeMutableBufferPointer { (blocks) throws(WebPError) in
-                    guard let blocks = blocks.baseAddress else { return }
-                    blocks.update(repeating: 0, count: 25 * 16)
-                    if modes.skipsCoefficients {
-                        residuals.skip(column: x, hasSubblockModes: modes.hasSubblockModes)
-                    } else {
-                        coded = parameters.coefficientProbabilities.withUnsafeBufferPointer { probabilities in
-                            residuals.read(&partitions[partition], column: x, hasSubblockModes: modes.hasSubblockModes,
-                                           quantizer: parameters.quantizers[modes.segment],
-                                           probabilities: probabilities.baseAddress.unsafelyUnwrapped, into: blocks)
-                        }
-                        guard !partitions[partition].isPastEnd else { throw .truncatedLossyData(partition: 1 + partition, row: y) }
-                    }
-                    reconstruct(&work, modes: modes, coefficients: blocks, x: x, y: y)
+                coefficients.update(repeating: 0, count: 25 * 16)
+                if modes.skipsCoefficients {
+                    residuals.skip(column: x, hasSubblockModes: modes.hasSubblockModes)
+                } else {
+                    coded = residuals.read(&partitions[partition], column: x, hasSubblockModes: modes.hasSubblockModes,
+                                           quantizer: parameters.quantizers[modes.segment], into: coefficients)
+                    guard !partitions[partition].isPastEnd else { throw .truncatedLossyData(partition: 1 + partition, row: y) }
                 }
+                reconstruct(modes: modes, x: x, y: y, planes: planes)
                 if let strengths {
                     var strength = strengths[modes.segment][modes.hasSubblockModes ? 1 : 0]
                     strength.filtersInnerEdges = strength.filtersInnerEdges || coded
                     rowStrengths[x] = strength
                 }
             }
-            saveTopRows(y)
-            if strengths != nil { filterRow(y, rowStrengths) }
+            saveTopRows(y, planes: planes)
+            if strengths != nil { filterRow(y, rowStrengths, planes: planes) }
         }
     }
 
-    /// Predicts and reconstructs the macroblock at (`x`, `y`) in `work`, then copies it to the planes.
-    private mutating func reconstruct(_ work: inout VP8MacroblockWorkspace, modes: VP8MacroblockModes,
-                                      coefficients: UnsafeMutablePointer<Int16>, x: Int, y: Int) {
+    /// Predicts and reconstructs the macroblock at (`x`, `y`) in the workspace, then copies it to the planes.
+    private func reconstruct(modes: VP8MacroblockModes, x: Int, y: Int, planes: VP8PlanePointers) {
         work.loadEdges(x: x, y: y, columns: columns, planes: planes, topLuma: topLuma, topU: topU, topV: topV)
-        work.withPointers { luma, u, v in
-            let stride = VP8MacroblockWorkspace.lumaStride
-            if modes.hasSubblockModes {
-                for i in 0 ..< 16 {
-                    let block = luma + (i >> 2) * 4 * stride + (i & 3) * 4
-                    VP8IntraPrediction.predictSubblock(block, stride: stride, mode: modes.subblockModes[i])
-                    Self.addResidual(coefficients + i * 16, to: block, stride: stride)
-                }
-            } else {
-                VP8IntraPrediction.predictBlock(luma, stride: stride, size: 16, mode: modes.lumaMode, hasTop: y > 0, hasLeft: x > 0)
-                for i in 0 ..< 16 {
-                    Self.addResidual(coefficients + i * 16, to: luma + (i >> 2) * 4 * stride + (i & 3) * 4, stride: stride)
-                }
+        let stride = VP8MacroblockWorkspace.lumaStride
+        if modes.hasSubblockModes {
+            for i in 0 ..< 16 {
+                let block = work.luma + (i >> 2) * 4 * stride + (i & 3) * 4
+                VP8IntraPrediction.predictSubblock(block, stride: stride, mode: modes.subblockModes[i])
+                Self.addResidual(coefficients + i * 16, to: block, stride: stride)
             }
-            let chromaStride = VP8MacroblockWorkspace.chromaStride
-            for (plane, origin) in [u, v].enumerated() {
-                VP8IntraPrediction.predictBlock(origin, stride: chromaStride, size: 8, mode: modes.chromaMode, hasTop: y > 0, hasLeft: x > 0)
-                for i in 0 ..< 4 {
-                    Self.addResidual(coefficients + (16 + plane * 4 + i) * 16,
-                                     to: origin + (i >> 1) * 4 * chromaStride + (i & 1) * 4, stride: chromaStride)
-                }
+        } else {
+            VP8IntraPrediction.predictBlock(work.luma, stride: stride, size: 16, mode: modes.lumaMode, hasTop: y > 0, hasLeft: x > 0)
+            for i in 0 ..< 16 {
+                Self.addResidual(coefficients + i * 16, to: work.luma + (i >> 2) * 4 * stride + (i & 3) * 4, stride: stride)
             }
         }
-        work.store(x: x, y: y, into: &planes)
+        let chromaStride = VP8MacroblockWorkspace.chromaStride
+        for (plane, origin) in [work.u, work.v].enumerated() {
+            VP8IntraPrediction.predictBlock(origin, stride: chromaStride, size: 8, mode: modes.chromaMode, hasTop: y > 0, hasLeft: x > 0)
+            for i in 0 ..< 4 {
+                Self.addResidual(coefficients + (16 + plane * 4 + i) * 16, to: origin + (i >> 1) * 4 * chromaStride + (i & 1) * 4,
+                                 stride: chromaStride)
+            }
+        }
+        work.store(x: x, y: y, into: planes)
     }
 
     /// Adds a block's inverse transform: the full DCT when an AC coefficient is non-zero, the DC-only
     /// shortcut (same result) when only the DC is, nothing for an empty block.
     private static func addResidual(_ block: UnsafePointer<Int16>, to p: UnsafeMutablePointer<UInt8>, stride: Int) {
-        var hasAC = false
-        for i in 1 ..< 16 where block[i] != 0 {
-            hasAC = true
-            break
-        }
-        if hasAC {
+        let ac = UnsafeRawPointer(block).loadUnaligned(as: SIMD16<Int16>.self)
+        var withoutDC = ac
+        withoutDC[0] = 0
+        if withoutDC != .zero {
             VP8Transform.addInverseDCT(block, to: p, stride: stride)
         } else if block[0] != 0 {
             VP8Transform.addInverseDC(block[0], to: p, stride: stride)
@@ -168,32 +181,21 @@ struct VP8Decoder {
     }
 
     /// Keeps the bottom pixel rows of macroblock row `y` before they are filtered.
-    private mutating func saveTopRows(_ y: Int) {
-        let lumaRow = (y * 16 + 15) * planes.lumaStride, chromaRow = (y * 8 + 7) * planes.chromaStride
-        topLuma.replaceSubrange(0 ..< planes.lumaStride, with: planes.luma[lumaRow ..< lumaRow + planes.lumaStride])
-        topU.replaceSubrange(0 ..< planes.chromaStride, with: planes.u[chromaRow ..< chromaRow + planes.chromaStride])
-        topV.replaceSubrange(0 ..< planes.chromaStride, with: planes.v[chromaRow ..< chromaRow + planes.chromaStride])
+    private func saveTopRows(_ y: Int, planes: VP8PlanePointers) {
+        topLuma.update(from: planes.luma + (y * 16 + 15) * planes.lumaStride, count: planes.lumaStride)
+        topU.update(from: planes.u + (y * 8 + 7) * planes.chromaStride, count: planes.chromaStride)
+        topV.update(from: planes.v + (y * 8 + 7) * planes.chromaStride, count: planes.chromaStride)
     }
 
     /// Runs the loop filter over macroblock row `y`.
-    private mutating func filterRow(_ y: Int, _ rowStrengths: [VP8LoopFilter.Strength]) {
+    private func filterRow(_ y: Int, _ rowStrengths: [VP8LoopFilter.Strength], planes: VP8PlanePointers) {
         let simple = parameters.filter.simple
-        let lumaStride = planes.lumaStride, chromaStride = planes.chromaStride
-        planes.luma.withUnsafeMutableBufferPointer { luma in
-            for x in 0 ..< columns where rowStrengths[x].limit > 0 {
-                VP8LoopFilter.filterLuma(luma.baseAddress.unsafelyUnwrapped + y * 16 * lumaStride + x * 16, stride: lumaStride,
-                                         x: x, y: y, strength: rowStrengths[x], simple: simple)
-            }
-        }
-        guard !simple else { return }
-        planes.u.withUnsafeMutableBufferPointer { u in
-            planes.v.withUnsafeMutableBufferPointer { v in
-                for x in 0 ..< columns where rowStrengths[x].limit > 0 {
-                    let offset = y * 8 * chromaStride + x * 8
-                    VP8LoopFilter.filterChroma(u.baseAddress.unsafelyUnwrapped + offset, v.baseAddress.unsafelyUnwrapped + offset,
-                                               stride: chromaStride, x: x, y: y, strength: rowStrengths[x])
-                }
-            }
+        for x in 0 ..< columns where rowStrengths[x].limit > 0 {
+            VP8LoopFilter.filterLuma(planes.luma + y * 16 * planes.lumaStride + x * 16, stride: planes.lumaStride,
+                                     x: x, y: y, strength: rowStrengths[x], simple: simple)
+            guard !simple else { continue }
+            let offset = y * 8 * planes.chromaStride + x * 8
+            VP8LoopFilter.filterChroma(planes.u + offset, planes.v + offset, stride: planes.chromaStride, x: x, y: y, strength: rowStrengths[x])
         }
     }
 }

@@ -73,16 +73,19 @@ enum VP8LoopFilter {
                         v[k] = Lanes(truncatingIfNeeded: SIMD16(lowHalf: a, highHalf: b))
                     }
                 } else {
-                    // A vertical edge: the 8 pixels across it are contiguous in each row.
+                    // A vertical edge: the 8 pixels across it are contiguous in each row; load each
+                    // row as a word and take byte k of every word for vector k.
+                    var rows = SIMD16<UInt64>()
                     for i in 0 ..< 16 {
-                        let row = UnsafeRawPointer((i < 8 ? low + i * along : high + (i - 8) * along) - 4).loadUnaligned(as: SIMD8<UInt8>.self)
-                        for k in 0 ..< 8 { v[k][i] = Int16(row[k]) }
+                        let start = (i < 8 ? low + i * along : high + (i - 8) * along) - 4
+                        rows[i] = UInt64(littleEndian: UnsafeRawPointer(start).loadUnaligned(as: UInt64.self))
                     }
+                    for k in 0 ..< 8 { v[k] = Lanes(truncatingIfNeeded: (rows &>> UInt64(8 * k)) & 0xFF) }
                 }
             }
         }
 
-        /// Writes back the pixels at distances `first…last` (0 = p3 … 7 = q3).
+        /// Writes back the pixels at distances `first…last` (0 = p3 … 7 = q3; a vertical edge writes all 8).
         @inline(__always)
         func store(_ first: Int, _ last: Int) {
             withUnsafeBytes(of: pixels) { raw in
@@ -94,9 +97,12 @@ enum VP8LoopFilter {
                         UnsafeMutableRawPointer(high + (k - 4) * step).storeBytes(of: bytes.highHalf, as: SIMD8<UInt8>.self)
                     }
                 } else {
+                    // Rebuild every row's 8 bytes (the unchanged ones as they were) and store them.
+                    var rows = SIMD16<UInt64>()
+                    for k in 0 ..< 8 { rows |= SIMD16<UInt64>(truncatingIfNeeded: v[k] & 0xFF) &<< UInt64(8 * k) }
                     for i in 0 ..< 16 {
-                        let row = i < 8 ? low + i * along : high + (i - 8) * along
-                        for k in first ... last { row[k - 4] = UInt8(truncatingIfNeeded: v[k][i]) }
+                        let start = (i < 8 ? low + i * along : high + (i - 8) * along) - 4
+                        UnsafeMutableRawPointer(start).storeBytes(of: rows[i].littleEndian, as: UInt64.self)
                     }
                 }
             }
@@ -104,13 +110,23 @@ enum VP8LoopFilter {
     }
 
     @inline(__always)
-    private static func signedClamp(_ v: Lanes) -> Lanes { v.clamped(lowerBound: Lanes(repeating: -128), upperBound: Lanes(repeating: 127)) }
+    private static func clamp(_ v: Lanes, _ low: Int16, _ high: Int16) -> Lanes {
+        let lows = Lanes(repeating: low), highs = Lanes(repeating: high)
+        let raised = v.replacing(with: lows, where: v .< lows)
+        return raised.replacing(with: highs, where: raised .> highs)
+    }
 
     @inline(__always)
-    private static func pixelClamp(_ v: Lanes) -> Lanes { v.clamped(lowerBound: .zero, upperBound: Lanes(repeating: 255)) }
+    private static func signedClamp(_ v: Lanes) -> Lanes { clamp(v, -128, 127) }
 
     @inline(__always)
-    private static func distance(_ a: Lanes, _ b: Lanes) -> Lanes { pointwiseMax(a &- b, b &- a) }
+    private static func pixelClamp(_ v: Lanes) -> Lanes { clamp(v, 0, 255) }
+
+    @inline(__always)
+    private static func distance(_ a: Lanes, _ b: Lanes) -> Lanes { (a &- b).replacing(with: b &- a, where: a .< b) }
+
+    @inline(__always)
+    private static func maximum(_ a: Lanes, _ b: Lanes) -> Lanes { a.replacing(with: b, where: a .< b) }
 
     /// Positions where the edge is smooth enough to filter: `2|p0 - q0| + |p1 - q1| / 2 ≤ edgeLimit`.
     @inline(__always)
@@ -123,9 +139,9 @@ enum VP8LoopFilter {
     @inline(__always)
     private static func normalMask(_ e: EdgePixels, _ strength: Strength, edgeLimit: Int) -> SIMDMask<SIMD16<Int16>> {
         let (p3, p2, p1, p0, q0, q1, q2, q3) = e.pixels
-        var steps = pointwiseMax(distance(p3, p2), distance(p2, p1))
-        steps = pointwiseMax(steps, pointwiseMax(distance(p1, p0), distance(q1, q0)))
-        steps = pointwiseMax(steps, pointwiseMax(distance(q2, q1), distance(q3, q2)))
+        var steps = maximum(distance(p3, p2), distance(p2, p1))
+        steps = maximum(steps, maximum(distance(p1, p0), distance(q1, q0)))
+        steps = maximum(steps, maximum(distance(q2, q1), distance(q3, q2)))
         return edgeMask(e, edgeLimit) .& (steps .<= Lanes(repeating: Int16(strength.interior)))
     }
 

@@ -5,74 +5,70 @@
 /// row use, RFC 6386 §12.3; they are copied into rows 3, 7 and 11 so each subblock finds its
 /// above-right pixels where it expects them). Chroma: rows -1…7, columns -1…7, per plane.
 /// Above the frame the edge is 127, left of it 129.
-struct VP8MacroblockWorkspace {
+final class VP8MacroblockWorkspace {
     static let lumaStride = 32
     static let chromaStride = 16
-    /// Index of luma pixel (0, 0): one row and eight columns in.
-    private static let lumaOrigin = lumaStride + 8
-    /// Index of chroma pixel (0, 0) in each chroma plane.
-    private static let chromaOrigin = chromaStride + 4
 
-    private var luma = [UInt8](repeating: 0, count: lumaStride * 17)
-    private var u = [UInt8](repeating: 0, count: chromaStride * 9)
-    private var v = [UInt8](repeating: 0, count: chromaStride * 9)
+    private let storage = UnsafeMutablePointer<UInt8>.allocate(capacity: lumaStride * 17 + 2 * chromaStride * 9)
+    /// Luma pixel (0, 0): one row and eight columns into the storage.
+    let luma: UnsafeMutablePointer<UInt8>
+    /// U and V pixel (0, 0).
+    let u: UnsafeMutablePointer<UInt8>, v: UnsafeMutablePointer<UInt8>
 
-    /// Calls `body` with pointers to pixel (0, 0) of the luma, U and V blocks.
-    mutating func withPointers(_ body: (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>) -> Void) {
-        luma.withUnsafeMutableBufferPointer { luma in
-            u.withUnsafeMutableBufferPointer { u in
-                v.withUnsafeMutableBufferPointer { v in
-                    body(luma.baseAddress.unsafelyUnwrapped + Self.lumaOrigin, u.baseAddress.unsafelyUnwrapped + Self.chromaOrigin,
-                         v.baseAddress.unsafelyUnwrapped + Self.chromaOrigin)
-                }
-            }
-        }
+    init() {
+        storage.initialize(repeating: 0, count: Self.lumaStride * 17 + 2 * Self.chromaStride * 9)
+        luma = storage + Self.lumaStride + 8
+        u = storage + Self.lumaStride * 17 + Self.chromaStride + 4
+        v = u + Self.chromaStride * 9
     }
+
+    deinit { storage.deallocate() }
 
     /// Fills the edges of macroblock (`x`, `y`): above from the saved unfiltered rows, left from the
     /// planes (the current row is not filtered yet).
-    mutating func loadEdges(x: Int, y: Int, columns: Int, planes: VP8Decoder.Planes, topLuma: [UInt8], topU: [UInt8], topV: [UInt8]) {
-        let ls = Self.lumaStride, lo = Self.lumaOrigin
+    func loadEdges(x: Int, y: Int, columns: Int, planes: VP8PlanePointers, topLuma: UnsafePointer<UInt8>,
+                   topU: UnsafePointer<UInt8>, topV: UnsafePointer<UInt8>) {
+        let ls = Self.lumaStride
+        let above = luma - ls
         if y == 0 {
-            for i in -1 ..< 20 { luma[lo - ls + i] = 127 }
+            (above - 1).update(repeating: 127, count: 21)
         } else {
-            luma[lo - ls - 1] = x > 0 ? topLuma[x * 16 - 1] : 129
-            for i in 0 ..< 16 { luma[lo - ls + i] = topLuma[x * 16 + i] }
-            for i in 16 ..< 20 { luma[lo - ls + i] = x + 1 < columns ? topLuma[x * 16 + i] : topLuma[x * 16 + 15] }
+            above[-1] = x > 0 ? topLuma[x * 16 - 1] : 129
+            above.update(from: topLuma + x * 16, count: 16)
+            if x + 1 < columns {
+                (above + 16).update(from: topLuma + x * 16 + 16, count: 4)
+            } else {
+                (above + 16).update(repeating: topLuma[x * 16 + 15], count: 4)
+            }
         }
-        for row in [3, 7, 11] {
-            for i in 16 ..< 20 { luma[lo + row * ls + i] = luma[lo - ls + i] }
-        }
-        for row in 0 ..< 16 {
-            luma[lo + row * ls - 1] = x > 0 ? planes.luma[(y * 16 + row) * planes.lumaStride + x * 16 - 1] : 129
-        }
-        Self.loadChromaEdges(&u, x: x, y: y, plane: planes.u, stride: planes.chromaStride, top: topU)
-        Self.loadChromaEdges(&v, x: x, y: y, plane: planes.v, stride: planes.chromaStride, top: topV)
+        for row in Swift.stride(from: 3, to: 12, by: 4) { (luma + row * ls + 16).update(from: above + 16, count: 4) }
+        let left = planes.luma + y * 16 * planes.lumaStride + x * 16 - 1
+        for row in 0 ..< 16 { luma[row * ls - 1] = x > 0 ? left[row * planes.lumaStride] : 129 }
+        let chromaOffset = y * 8 * planes.chromaStride + x * 8
+        Self.loadChromaEdges(u, x: x, y: y, left: planes.u + chromaOffset - 1, stride: planes.chromaStride, top: topU)
+        Self.loadChromaEdges(v, x: x, y: y, left: planes.v + chromaOffset - 1, stride: planes.chromaStride, top: topV)
     }
 
-    private static func loadChromaEdges(_ block: inout [UInt8], x: Int, y: Int, plane: [UInt8], stride: Int, top: [UInt8]) {
-        let cs = chromaStride, co = chromaOrigin
+    private static func loadChromaEdges(_ block: UnsafeMutablePointer<UInt8>, x: Int, y: Int, left: UnsafePointer<UInt8>,
+                                        stride: Int, top: UnsafePointer<UInt8>) {
+        let above = block - chromaStride
         if y == 0 {
-            for i in -1 ..< 8 { block[co - cs + i] = 127 }
+            (above - 1).update(repeating: 127, count: 9)
         } else {
-            block[co - cs - 1] = x > 0 ? top[x * 8 - 1] : 129
-            for i in 0 ..< 8 { block[co - cs + i] = top[x * 8 + i] }
+            above[-1] = x > 0 ? top[x * 8 - 1] : 129
+            above.update(from: top + x * 8, count: 8)
         }
-        for row in 0 ..< 8 {
-            block[co + row * cs - 1] = x > 0 ? plane[(y * 8 + row) * stride + x * 8 - 1] : 129
-        }
+        for row in 0 ..< 8 { block[row * chromaStride - 1] = x > 0 ? left[row * stride] : 129 }
     }
 
     /// Copies the reconstructed macroblock into the planes at (`x`, `y`).
-    func store(x: Int, y: Int, into planes: inout VP8Decoder.Planes) {
-        for row in 0 ..< 16 {
-            let target = (y * 16 + row) * planes.lumaStride + x * 16, source = Self.lumaOrigin + row * Self.lumaStride
-            planes.luma.replaceSubrange(target ..< target + 16, with: luma[source ..< source + 16])
-        }
+    func store(x: Int, y: Int, into planes: VP8PlanePointers) {
+        let lumaTarget = planes.luma + y * 16 * planes.lumaStride + x * 16
+        for row in 0 ..< 16 { (lumaTarget + row * planes.lumaStride).update(from: luma + row * Self.lumaStride, count: 16) }
+        let chromaOffset = y * 8 * planes.chromaStride + x * 8
         for row in 0 ..< 8 {
-            let target = (y * 8 + row) * planes.chromaStride + x * 8, source = Self.chromaOrigin + row * Self.chromaStride
-            planes.u.replaceSubrange(target ..< target + 8, with: u[source ..< source + 8])
-            planes.v.replaceSubrange(target ..< target + 8, with: v[source ..< source + 8])
+            (planes.u + chromaOffset + row * planes.chromaStride).update(from: u + row * Self.chromaStride, count: 8)
+            (planes.v + chromaOffset + row * planes.chromaStride).update(from: v + row * Self.chromaStride, count: 8)
         }
     }
 }

@@ -3,27 +3,49 @@
 ///
 /// A macroblock's coefficients go to 25 blocks of 16 `Int16` in raster order: 0…15 luma, 16…19 U,
 /// 20…23 V, 24 Y2, dequantised (and truncated to 16 bits, as libwebp stores them).
-struct VP8Residuals {
+final class VP8Residuals {
     /// Contexts of the macroblock row above, 9 per macroblock: 4 luma, 2 U, 2 V, 1 Y2 (0 or 1).
-    private var above: [UInt8]
+    private let above: UnsafeMutablePointer<UInt8>
     /// Contexts of the macroblock to the left, same layout.
-    private var left = [UInt8](repeating: 0, count: 9)
+    private let left = UnsafeMutablePointer<UInt8>.allocate(capacity: 9)
+    /// The frame's token probabilities (`VP8Tables.defaultCoefficientProbabilities` layout).
+    private let probabilities = UnsafeMutablePointer<UInt8>.allocate(capacity: 4 * 8 * 3 * 11)
+    /// Offset of the probabilities of (type, band of position n), at index `type · 17 + n`.
+    private let bandOffsets = UnsafeMutablePointer<Int>.allocate(capacity: 4 * 17)
+    private let zigzag = UnsafeMutablePointer<Int>.allocate(capacity: 16)
+    private let macroblocks: Int
 
     /// Block types that select the probability tables (RFC 6386 §13.3).
     private static let lumaAfterY2 = 0, y2 = 1, chroma = 2, lumaWithDC = 3
 
-    init(macroblocksPerRow: Int) {
-        above = [UInt8](repeating: 0, count: macroblocksPerRow * 9)
+    init(macroblocksPerRow: Int, probabilities table: [UInt8]) {
+        macroblocks = macroblocksPerRow
+        above = .allocate(capacity: macroblocksPerRow * 9)
+        above.initialize(repeating: 0, count: macroblocksPerRow * 9)
+        left.initialize(repeating: 0, count: 9)
+        probabilities.initialize(from: table, count: 4 * 8 * 3 * 11)
+        for type in 0 ..< 4 {
+            for n in 0 ..< 17 { bandOffsets[type * 17 + n] = (type * 8 + VP8Tables.bands[n]) * 3 * 11 }
+        }
+        zigzag.initialize(from: VP8Tables.zigzag, count: 16)
+    }
+
+    deinit {
+        above.deallocate()
+        left.deallocate()
+        probabilities.deallocate()
+        bandOffsets.deallocate()
+        zigzag.deallocate()
     }
 
     /// Clears the left contexts at the start of a macroblock row.
-    mutating func startRow() {
+    func startRow() {
         for i in 0 ..< 9 { left[i] = 0 }
     }
 
     /// Clears the contexts of a macroblock that skips its coefficients (the Y2 ones only when it has a
     /// Y2 block, i.e. no subblock modes).
-    mutating func skip(column: Int, hasSubblockModes: Bool) {
+    func skip(column: Int, hasSubblockModes: Bool) {
         for i in 0 ..< 8 {
             above[column * 9 + i] = 0
             left[i] = 0
@@ -38,8 +60,8 @@ struct VP8Residuals {
     /// - Returns: whether any block has a coefficient the reconstruction uses — a block whose tokens
     ///   go past position 1, or whose DC (after the Y2 transform for 16×16 modes) is non-zero. This is
     ///   libwebp's test for filtering the inner edges of a 16×16-predicted macroblock.
-    mutating func read(_ reader: inout VP8BoolDecoder, column: Int, hasSubblockModes: Bool, quantizer: VP8Quantizer,
-                       probabilities: UnsafePointer<UInt8>, into blocks: UnsafeMutablePointer<Int16>) -> Bool {
+    func read(_ reader: inout VP8BoolDecoder, column: Int, hasSubblockModes: Bool, quantizer: VP8Quantizer,
+              into blocks: UnsafeMutablePointer<Int16>) -> Bool {
         let a = column * 9
         var coded = false
         let lumaType: Int, first: Int
@@ -48,7 +70,7 @@ struct VP8Residuals {
             first = 0
         } else {
             let y2 = blocks + 24 * 16
-            let end = Self.readBlock(&reader, probabilities, type: Self.y2, context: Int(above[a + 8] + left[8]),
+            let end = readBlock(&reader, type: Self.y2, context: Int(above[a + 8] + left[8]),
                                      first: 0, dc: quantizer.y2.dc, ac: quantizer.y2.ac, into: y2)
             let hasTokens: UInt8 = end > 0 ? 1 : 0
             above[a + 8] = hasTokens
@@ -60,7 +82,7 @@ struct VP8Residuals {
         for y in 0 ..< 4 {
             for x in 0 ..< 4 {
                 let block = blocks + (y * 4 + x) * 16
-                let end = Self.readBlock(&reader, probabilities, type: lumaType, context: Int(above[a + x] + left[y]),
+                let end = readBlock(&reader, type: lumaType, context: Int(above[a + x] + left[y]),
                                          first: first, dc: quantizer.y.dc, ac: quantizer.y.ac, into: block)
                 let hasTokens: UInt8 = end > first ? 1 : 0
                 above[a + x] = hasTokens
@@ -73,7 +95,7 @@ struct VP8Residuals {
                 for x in 0 ..< 2 {
                     let block = blocks + (16 + plane * 4 + y * 2 + x) * 16
                     let aboveIndex = a + 4 + plane * 2 + x, leftIndex = 4 + plane * 2 + y
-                    let end = Self.readBlock(&reader, probabilities, type: Self.chroma, context: Int(above[aboveIndex] + left[leftIndex]),
+                    let end = readBlock(&reader, type: Self.chroma, context: Int(above[aboveIndex] + left[leftIndex]),
                                              first: 0, dc: quantizer.uv.dc, ac: quantizer.uv.ac, into: block)
                     let hasTokens: UInt8 = end > 0 ? 1 : 0
                     above[aboveIndex] = hasTokens
@@ -88,20 +110,17 @@ struct VP8Residuals {
     /// Reads one block's tokens from position `first`, with `context` (0…2) for its first token.
     /// - Returns: the position after the last token read before the end-of-block token (16 when the
     ///   block runs to its end); `first` when it has none.
-    private static func readBlock(_ reader: inout VP8BoolDecoder, _ probabilities: UnsafePointer<UInt8>, type: Int,
-                                  context: Int, first: Int, dc: Int32, ac: Int32, into out: UnsafeMutablePointer<Int16>) -> Int {
-        // Probabilities of (type, band of position n, context c) start at ((type·8 + band)·3 + c)·11.
-        @inline(__always) func table(_ n: Int, _ c: Int) -> UnsafePointer<UInt8> {
-            probabilities + ((type &* 8 &+ VP8Tables.bands[n]) &* 3 &+ c) &* 11
-        }
+    private func readBlock(_ reader: inout VP8BoolDecoder, type: Int, context: Int, first: Int, dc: Int32, ac: Int32,
+                           into out: UnsafeMutablePointer<Int16>) -> Int {
+        let bands = bandOffsets + type &* 17
         var n = first
-        var p = table(n, context)
+        var p = UnsafePointer(probabilities + (bands[n] &+ context &* 11))
         while n < 16 {
             if !reader.read(p[0]) { return n } // end of block
             while !reader.read(p[1]) {          // a zero; no end-of-block may follow
                 n &+= 1
                 if n == 16 { return 16 }
-                p = table(n, 0)
+                p = UnsafePointer(probabilities + bands[n])
             }
             let value: Int
             let nextContext: Int
@@ -109,13 +128,13 @@ struct VP8Residuals {
                 value = 1
                 nextContext = 1
             } else {
-                value = readLargeValue(&reader, p)
+                value = Self.readLargeValue(&reader, p)
                 nextContext = 2
             }
             let signed = reader.read(128) ? -value : value
-            out[VP8Tables.zigzag[n]] = Int16(truncatingIfNeeded: Int32(signed) &* (n > 0 ? ac : dc))
+            out[zigzag[n]] = Int16(truncatingIfNeeded: Int32(signed) &* (n > 0 ? ac : dc))
             n &+= 1
-            if n < 16 { p = table(n, nextContext) }
+            p = UnsafePointer(probabilities + (bands[n] &+ nextContext &* 11))
         }
         return 16
     }

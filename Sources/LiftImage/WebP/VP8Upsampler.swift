@@ -47,6 +47,19 @@ enum VP8Upsampler {
         store(luma[0], edge(nearU, farU, 0), edge(nearV, farV, 0), out)
         let pairs = (width - 1) >> 1
         var j = 1
+        // Eight pairs (sixteen pixels, 2j-1 … 2j+14) at a time, then one pair at a time.
+        while j + 7 <= pairs {
+            let (u0, u1) = mix8(nearU + j, farU + j)
+            let (v0, v1) = mix8(nearV + j, farV + j)
+            var u = SIMD16<Int32>(), v = SIMD16<Int32>()
+            u.evenHalf = u0
+            u.oddHalf = u1
+            v.evenHalf = v0
+            v.oddHalf = v1
+            let y = SIMD16<Int32>(truncatingIfNeeded: UnsafeRawPointer(luma + 2 * j - 1).loadUnaligned(as: SIMD16<UInt8>.self))
+            store16(y, u, v, out + (2 * j - 1) * 4)
+            j += 8
+        }
         while j <= pairs {
             let (u0, u1) = mix(nearU, farU, j)
             let (v0, v1) = mix(nearV, farV, j)
@@ -57,6 +70,38 @@ enum VP8Upsampler {
         if width & 1 == 0 {
             store(luma[width - 1], edge(nearU, farU, pairs), edge(nearV, farV, pairs), out + (width - 1) * 4)
         }
+    }
+
+    /// `mix` for the eight pairs j…j+7 (`near` and `far` point at chroma column j).
+    @inline(__always)
+    private static func mix8(_ near: UnsafePointer<UInt8>, _ far: UnsafePointer<UInt8>) -> (SIMD8<Int32>, SIMD8<Int32>) {
+        func load(_ p: UnsafePointer<UInt8>) -> SIMD8<Int32> {
+            SIMD8<Int32>(truncatingIfNeeded: UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt8>.self))
+        }
+        let nearLeft = load(near - 1), nearRight = load(near), farLeft = load(far - 1), farRight = load(far)
+        let sum = nearLeft &+ nearRight &+ farLeft &+ farRight &+ 8
+        let towardLeft = (sum &+ 2 &* (nearRight &+ farLeft)) &>> 3
+        let towardRight = (sum &+ 2 &* (nearLeft &+ farRight)) &>> 3
+        return ((towardLeft &+ nearLeft) &>> 1, (towardRight &+ nearRight) &>> 1)
+    }
+
+    /// `store` for sixteen pixels.
+    @inline(__always)
+    private static func store16(_ y: SIMD16<Int32>, _ u: SIMD16<Int32>, _ v: SIMD16<Int32>, _ out: UnsafeMutablePointer<UInt8>) {
+        let luma = (y &* 19077) &>> 8
+        let r = clip16(luma &+ ((v &* 26149) &>> 8) &- 14234)
+        let g = clip16(luma &- ((u &* 6419) &>> 8) &- ((v &* 13320) &>> 8) &+ 8708)
+        let b = clip16(luma &+ ((u &* 33050) &>> 8) &- 17685)
+        let pixels = SIMD16<UInt32>(truncatingIfNeeded: r | g &<< 8 | b &<< 16) | 0xFF00_0000
+        UnsafeMutableRawPointer(out).storeBytes(of: pixels, as: SIMD16<UInt32>.self)
+    }
+
+    /// `clip` for sixteen values.
+    @inline(__always)
+    private static func clip16(_ v: SIMD16<Int32>) -> SIMD16<Int32> {
+        let low = SIMD16<Int32>(repeating: 0), high = SIMD16<Int32>(repeating: 16383)
+        let raised = v.replacing(with: low, where: v .< low)
+        return raised.replacing(with: high, where: raised .> high) &>> 6
     }
 
     /// The two output samples between chroma columns j-1 and j: `(9·n[j-1] + 3·n[j] + 3·f[j-1] + f[j]) / 16`
