@@ -52,8 +52,8 @@ extension ImageIO {
 
     /// Everything on standard input, at most `maxBytes` (default `maxFileBytes`), refused as soon as
     /// the stream passes that, having held at most `maxBytes + 1` bytes.
-    /// - Parameter imagesOnly: refuse the stream as soon as its first 8 bytes are neither a PNG nor a
-    ///   JPEG signature (`lift - < /dev/zero` stops after one read instead of filling memory).
+    /// - Parameter imagesOnly: refuse the stream as soon as its first `ImageFormat.sniffLength` bytes
+    ///   are no image signature Lift knows (`lift - < /dev/zero` stops after one read instead of filling memory).
     /// - Throws: `ImageIOError.cannotRead` (path `<stdin>`), `.fileTooLarge`, `.unknownFormat`.
     public static func readStandardInput(maxBytes: Int = maxFileBytes, imagesOnly: Bool = false) throws(ImageIOError) -> [UInt8] {
         var status = stat()
@@ -71,12 +71,12 @@ extension ImageIO {
     /// one buffer, returned as it is), the next ones doubling up to `largestChunk`, none past
     /// `maxBytes + 1` in all: a stream that is refused never held more than that, and growing never
     /// copies what was read (a stream of several chunks is joined once, at its end). `checkPrefix`,
-    /// when given, sees the first 8 bytes (or all of a shorter stream) before reading goes on, and may throw.
+    /// when given, sees the first `ImageFormat.sniffLength` bytes (or all of a shorter stream) before reading goes on, and may throw.
     private static func readAll(_ descriptor: Int32, name: String, expected: Int, maxBytes: Int,
                                 checkPrefix: (([UInt8]) throws(ImageIOError) -> Void)? = nil) throws(ImageIOError) -> [UInt8] {
         var chunks: [[UInt8]] = []
         var total = 0
-        var size = checkPrefix == nil ? min(max(expected, 1), maxBytes) + 1 : min(8, maxBytes + 1)
+        var size = checkPrefix == nil ? min(max(expected, 1), maxBytes) + 1 : min(ImageFormat.sniffLength, maxBytes + 1)
         while true {
             let (chunk, ended, failure) = readChunk(descriptor, size: size)
             if let failure { throw .cannotRead(path: name, reason: failure) }

@@ -1,5 +1,5 @@
 extension ImageIO {
-    /// The width and height a PNG's `IHDR`, a JPEG's frame header (`SOFn`) or a GIF's logical screen declares, as stored
+    /// The width and height a PNG's `IHDR`, a JPEG's frame header (`SOFn`), a GIF's logical screen or a WebP's canvas or bitstream header declares, as stored
     /// (before any EXIF rotation), read without decoding anything; nil for other bytes, or when the
     /// header is missing or cut short. Only a budget is sized from it: decoders check it again.
     public static func storedSize(of bytes: [UInt8]) -> (width: Int, height: Int)? {
@@ -14,8 +14,31 @@ extension ImageIO {
             // Signature (6), then the logical screen's width and height (little-endian, 2 each).
             guard bytes.count >= 10 else { return nil }
             return (Int(bytes[6]) | Int(bytes[7]) << 8, Int(bytes[8]) | Int(bytes[9]) << 8)
+        case .webp:
+            return webpSize(bytes)
         case nil:
             return nil
+        }
+    }
+
+    /// A WebP's canvas (`VP8X`), else its image chunk's size: a VP8 key frame's 14-bit width and
+    /// height after its 3-byte tag and start code, or VP8L's after its signature byte (14 bits each,
+    /// minus one).
+    private static func webpSize(_ bytes: [UInt8]) -> (width: Int, height: Int)? {
+        bytes.withUnsafeBufferPointer { file -> (width: Int, height: Int)? in
+            guard let container = try? WebPContainer(file, limits: .default) else { return nil }
+            if let canvas = container.canvas { return canvas }
+            let p = container.image.data
+            switch container.image.bitstream {
+            case .lossy:
+                guard p.count >= 10 else { return nil }
+                let at = p.lowerBound
+                return (Int(file[at + 6]) | Int(file[at + 7] & 0x3F) << 8, Int(file[at + 8]) | Int(file[at + 9] & 0x3F) << 8)
+            case .lossless:
+                guard p.count >= 5 else { return nil }
+                let bits = Int(WebPContainer.le32(file, p.lowerBound + 1))
+                return (1 + bits & 0x3FFF, 1 + (bits >> 14) & 0x3FFF)
+            }
         }
     }
 

@@ -23,6 +23,7 @@ func runInfo(_ arguments: [String]) -> Int32 {
         case .png: lines = try pngLines(bytes)
         case .jpeg: lines = try jpegLines(bytes)
         case .gif: lines = try gifLines(bytes)
+        case .webp: lines = try webpLines(bytes)
         case nil where path.lowercased().hasSuffix(".onnx"): lines = try onnxLines(bytes)
         case nil: throw ImageIOError.unknownFormat(leadingBytes: Array(bytes.prefix(8)))
         }
@@ -119,6 +120,23 @@ private func jpegLines(_ bytes: [UInt8]) throws -> [String] {
 private func gifLines(_ bytes: [UInt8]) throws -> [String] {
     let info = try GIFDecoder.readInfo(bytes)
     return ["format: GIF", "size: \(info.width)x\(info.height)", "frames: \(info.frameCount)"]
+}
+
+/// `lift info` for a WebP: the stored size, compression, alpha, frames, orientation and metadata.
+private func webpLines(_ bytes: [UInt8]) throws -> [String] {
+    let webp = try WebPDecoder.decode(bytes, options: .init(applyOrientation: false))
+    var metadata: [String] = []
+    if let exif = webp.exif { metadata.append("EXIF (\(exif.count) bytes)") }
+    if let icc = webp.iccProfile { metadata.append("ICC profile (\(icc.count) bytes)") }
+    return [
+        "format: WebP",
+        "size: \(webp.storedWidth)x\(webp.storedHeight)",
+        "compression: \(webp.info.compression.rawValue)",
+        "alpha: \(webp.info.hasAlpha ? "yes" : "no")",
+        "frames: \(max(webp.info.frameCount, 1))" + (webp.info.frameCount > 1 ? " (the first is shown)" : ""),
+        orientationLine(webp.orientation, width: webp.storedWidth, height: webp.storedHeight),
+        "metadata: \(metadata.isEmpty ? "none" : metadata.joined(separator: ", "))",
+    ]
 }
 
 /// `orientation: N`, with the size a viewer shows when the orientation turns the stored `width × height`.
