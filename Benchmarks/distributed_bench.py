@@ -17,9 +17,9 @@ import sys
 import tempfile
 import time
 
+from liftpy.distributed.local_cluster import LocalCluster, make_photos
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-sys.path.insert(0, os.path.join(ROOT, "Tools", "distributed"))
-from local_cluster import LocalCluster, make_photos  # noqa: E402
 
 
 def timed(command):

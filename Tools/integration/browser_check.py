@@ -16,7 +16,7 @@ Tests/Fixtures/examples/astronaut.jpg and says that it skips the two-subject par
 
 Usage, from the repository root:
 
-    .venv/bin/python Tools/integration/browser_check.py [--lift PATH] [--photo PATH]
+    .venv/bin/python -m liftpy.integration.browser_check [--lift PATH] [--photo PATH]
 
 --lift is any executable that takes `serve --port 0 [--token T]` and prints
 `lift serve: listening on http://HOST:PORT` to standard error (default: $LIFT_BIN, else

@@ -12,8 +12,8 @@ Writes to --out (default Tools/checkpoints/subject/, or the folder of the --resu
   best.pt        the weights (model or EMA, whichever scored) with the lowest "cut" MAE
   log.jsonl      one line per epoch; train.log the console log
 
-Start:    OMP_WAIT_POLICY=PASSIVE nohup nice -n 10 .venv/bin/python Tools/training/train_subject.py [--person-init W] > /dev/null 2>&1 &
-Resume:   ... Tools/training/train_subject.py --resume Tools/checkpoints/subject/last.pt
+Start:    OMP_WAIT_POLICY=PASSIVE nohup nice -n 10 .venv/bin/python -m liftpy.training.train_subject [--person-init W] > /dev/null 2>&1 &
+Resume:   ... -m liftpy.training.train_subject --resume Tools/checkpoints/subject/last.pt
 Continue from shipped weights (full checkpoint gone): --init Weights/subject.safetensors
   (BatchNorm re-expressed from measured statistics and the side heads refitted first, see
   training_recipe.calibrate_from_export)
@@ -69,16 +69,21 @@ from pathlib import Path
 import torch
 from torch import nn
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/: liftpy/ and the job folders import from there
-from evaluation.eval_subject import cut_mae, predict_torch, sod_metrics  # noqa: E402
-from liftpy.duts_data import VAL_SETS, Joined, TrainBatches, Without, blend_targets, load_split  # noqa: E402
-from liftpy.repository import git_commit  # noqa: E402
-from liftpy.subject_model import (InstanceHeads, SubjectNet, count_macs, grow, net_for, variant_of,  # noqa: E402
-                                  with_instance_heads)
-from training.teacher_maps import load_teacher  # noqa: E402
-from training.training_recipe import (EMA, background_only, calibrate_from_export, instance_loss,  # noqa: E402
-                                      instance_targets, loss_fn, lr_at, param_groups, reexpress_batchnorms,
-                                      sample_weighted_loss)
+from liftpy.duts_data import VAL_SETS, Joined, TrainBatches, Without, blend_targets, load_split
+from liftpy.efficientnet_lite import load_imagenet_encoder
+from liftpy.instances.composite import RELATIONS, Params
+from liftpy.instances.predict import tuning_keys
+from liftpy.instances.sources import SourceBank
+from liftpy.instances.synth import SynthInstances, loader
+from liftpy.model_files import load_exported, load_exported_weights
+from liftpy.repository import git_commit
+from liftpy.scoring import cut_mae, predict_torch, sod_metrics
+from liftpy.subject_model import (InstanceHeads, SubjectNet, count_macs, grow, net_for, variant_of,
+                                  load_person_encoder, with_instance_heads)
+from liftpy.training.teacher_maps import load_teacher
+from liftpy.training.training_recipe import (EMA, background_only, calibrate_from_export, instance_loss,
+                                             instance_targets, loss_fn, lr_at, param_groups,
+                                             reexpress_batchnorms, sample_weighted_loss)
 
 REPO = Path(__file__).resolve().parents[2]
 # Flags a --resume takes from the checkpoint's run unless given again (the schedule's own numbers,
@@ -99,7 +104,6 @@ RECIPE_ARGS = ("size", "batch", "wd", "ema", "zoom_out_p", "zoom_canvas", "crop_
 
 def parse_relations(text: str) -> dict:
     """`touch=0.25,overlap=0.55,gap=0.1,split=0.1` -> synth.py's relation weights (any of its relations)."""
-    from instances.composite import RELATIONS
     weights = {}
     for item in text.split(","):
         name, _, value = item.partition("=")
@@ -120,7 +124,6 @@ def atomic_save(obj, path: Path):
 def to_tensors(x, y):
     """NHWC numpy batch -> NCHW tensors whose memory stays NHWC (channels_last)."""
     return torch.from_numpy(x).permute(0, 3, 1, 2), torch.from_numpy(y).permute(0, 3, 1, 2)
-
 
 
 def photo_targets(target, batch, a):
@@ -409,7 +412,6 @@ def main():
             model = grow(small, a.variant)
             log(f"grown from {a.grow_from} ({small.variant} -> {a.variant}, step {grown.get('step')})")
         if a.init:
-            from conversion.export_subject import load_exported_weights
             load_exported_weights(model, a.init)
             if a.freeze_foreground:  # stays as loaded: BN identities in eval mode, side heads unused
                 log(f"--freeze-foreground: {a.init} loaded as it is (no calibration); only the instance heads train")
@@ -418,10 +420,8 @@ def main():
                 calibrate_from_export(model, (to_tensors(x, y) for x, y in views),
                                       recipe_loss, log)
         if a.imagenet_init:
-            from liftpy.efficientnet_lite import load_imagenet_encoder
             log(f"ImageNet init: {load_imagenet_encoder(model.encoder)}")
         if a.person_init:
-            from liftpy.subject_model import load_person_encoder
             log(f"person init: {load_person_encoder(model, a.person_init)}")
         if a.instance_heads:  # after the calibration, which measures the foreground network only
             model, fresh = with_instance_heads(model, boundary=not a.no_boundary_head, seed=a.seed,
@@ -437,7 +437,6 @@ def main():
                 log("--centre-loss focal: the centre head's bias starts at -2.19 (CenterNet's prior, p 0.1)")
             if a.init_heads:
                 if a.init_heads.endswith(".safetensors"):  # its BatchNorms identities until re-expressed below
-                    from conversion.export_subject import load_exported
                     heads = load_exported(a.init_heads).instance.state_dict()
                 else:
                     ema = torch.load(a.init_heads, map_location="cpu", weights_only=False)["ema"]
@@ -471,7 +470,6 @@ def main():
     frozen = bool(a.freeze_foreground)
     teacher = None
     if a.teacher:  # frozen, in eval mode (its BatchNorms the identities load_exported_weights makes)
-        from conversion.export_subject import load_exported
         teacher = load_exported(a.teacher).eval().to(memory_format=torch.channels_last)
         for p in teacher.parameters():
             p.requires_grad_(False)
@@ -521,14 +519,10 @@ def main():
                                                     **augment()))
     if n_synth:
         # The synthetic stream: sample index = step * n_synth + j, so a resumed run continues it.
-        from instances.sources import SourceBank
-        from instances.composite import Params
-        from instances.synth import SynthInstances, loader
         t_bank = time.time()
         # DUTS-TR, also with --train-extra (the instance tuning set is made of the extra pairs); with
         # --synth-extra also the extra pairs that set does not use.
         if a.synth_extra:
-            from instances.predict import tuning_keys
             bank = SourceBank(split=Joined(duts_tr, Without(load_split("extra"), tuning_keys())))
         else:
             bank = SourceBank(split=duts_tr)

@@ -183,7 +183,7 @@ def background_only(target, photo, margin=1, keep=0.0):
     the centre and boundary terms (an `ignore` map, 1 there), their centre peaks removed and their
     offsets unweighted, so that such a photo teaches only "no centre on the background" and never
     that its one ground-truth region is one object (it may be several that touch). `keep` in (0, 1]
-    (train_subject.py --photo-weight) keeps their targets at that weight instead: the ignore map is
+    (the trainer's `photo_weight`) keeps their targets at that weight instead: the ignore map is
     1 - keep there, the peak and offset weights keep, so the photo still says "one object", softly.
     Returns a new dict."""
     out = dict(target)
