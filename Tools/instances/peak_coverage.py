@@ -28,10 +28,10 @@ import numpy as np
 import torch
 
 from liftpy.instances import real_review
+from liftpy.instances.centres import centres_of_mass, poles
 from liftpy.instances.eval_instances import read_set
 from liftpy.instances.group import SHIPPED, peaks
 from liftpy.instances.predict import WORK
-from liftpy.training.training_recipe import centres_of_mass, poles
 
 HERE = Path(__file__).resolve().parent
 
@@ -41,7 +41,7 @@ THRESHOLDS = (0.1, 0.2, 0.25, 0.3, 0.35)
 def object_centres(gt: np.ndarray, cells: tuple[int, int], target: str = "mass") -> dict[int, tuple[float, float]]:
     """{label: (row, column)} of each object's centre in cell units of the /4 map: its visible centre
     of mass, or with `target` "pole" its innermost pixel on the photo stretched to the input
-    (training_recipe.poles). The network sees the photo stretched to its input, and cell i stands
+    (centres.poles). The network sees the photo stretched to its input, and cell i stands
     for input pixel 4 i + 1.5 (training_recipe.instance_targets)."""
     H, W = gt.shape
     ch, cw = cells

@@ -49,10 +49,8 @@ def test_no_script_edits_sys_path():
     assert offenders == []
 
 
-def test_no_import_cycles():
-    found = modules()
-    graph = {name: imported(path, set(found)) - {name} for name, path in found.items()}
-    # a package imports its own modules only through its __init__, which none of ours does
+def cycles_in(graph: dict) -> list:
+    """Every cycle a depth-first walk of {node: nodes it imports} meets, as a path."""
     cycles, state = [], {}
 
     def visit(name, trail):
@@ -67,4 +65,28 @@ def test_no_import_cycles():
     for name in sorted(graph):
         if name not in state:
             visit(name, [name])
+    return cycles
+
+
+def test_no_import_cycles():
+    found = modules()
+    graph = {name: imported(path, set(found)) - {name} for name, path in found.items()}
+    cycles = cycles_in(graph)
     assert cycles == [], "import cycles: " + "; ".join(" -> ".join(c) for c in cycles)
+
+
+def test_jobs_depend_one_way():
+    """The shared modules import no job, and no two jobs import each other, even through others."""
+    jobs = set(package_dirs()) - {"liftpy"}
+    found = modules()
+
+    def owner(module):
+        return next((job for job in jobs if module == job or module.startswith(job + ".")), "liftpy")
+
+    graph = {}
+    for name, path in found.items():
+        graph.setdefault(owner(name), set()).update(owner(m) for m in imported(path, set(found)))
+    graph = {job: uses - {job} for job, uses in graph.items()}
+    assert graph["liftpy"] == set(), f"the shared modules import jobs: {graph['liftpy']}"
+    cycles = cycles_in(graph)
+    assert cycles == [], "jobs that import each other: " + "; ".join(" -> ".join(c) for c in cycles)
