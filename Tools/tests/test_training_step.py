@@ -23,9 +23,14 @@ SIZE, BATCH = 64, 2
 
 @pytest.fixture(autouse=True)
 def in_repository(monkeypatch):
-    """The configs name Weights/ relative to the repository root, where the tools run."""
+    """The configs name Weights/ relative to the repository root, where the tools run. One thread:
+    these tiny batches run ten times slower when torch's threads compete with other work."""
     monkeypatch.chdir(REPO)
     torch.manual_seed(0)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
 
 
 def synthetic_batch():
