@@ -96,6 +96,7 @@ def test_a_setting_in_the_wrong_table_is_refused(tmp_path):
     ({"freeze_foreground": True}, "freeze_foreground trains instance heads"),
     ({"affinity_only": True}, "affinity_only"),
     ({"instance_heads": True, "init": "w", "freeze_foreground": True, "teacher": "t"}, "teacher holds"),
+    ({"val_sets": "duts,coco"}, "coco unknown"),
 ])
 def test_impossible_combinations_are_refused(overrides, message):
     with pytest.raises(SettingsError, match=message):

@@ -16,6 +16,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from liftpy.duts_data import VAL_SETS
 from liftpy.instances.composite import RELATIONS
 
 CONFIGS = Path(__file__).resolve().parent / "configs"
@@ -320,6 +321,9 @@ def resolve(config: dict, overrides: dict, out: str | None = None, resume: str |
     for name, value in explicit.items():
         settings.set(name, value)
     inst = settings.instances
+    unknown = set(settings.validation.val_sets.split(",")) - set(VAL_SETS)
+    if unknown:
+        raise SettingsError(f"val_sets: {', '.join(sorted(unknown))} unknown (sets: {', '.join(VAL_SETS)})")
     if resume and "init_heads" in explicit:
         raise SettingsError("init_heads starts the instance heads of a new run, not a resumed one "
                             "(which continues the run's own heads)")
