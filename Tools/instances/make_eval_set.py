@@ -165,6 +165,7 @@ def main():
     bank = SourceBank((split,), exclude_foregrounds=excluded_foregrounds() if a.set == "eval" else ())
     elongated = np.nonzero((bank.fg[:, 6] >= 2.0) & (bank.fg[:, 5] < 0))[0]
     if a.set == "fit":  # keep the tuning photos unseen by the fit
+        # imported here: predict brings in torch, which only the fit set needs
         from liftpy.instances.eval_instances import read_set
         from liftpy.instances.predict import TUNE_PHOTOS, tune_photos
         tune_items = read_set(HERE / ".work" / "tune")

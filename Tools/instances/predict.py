@@ -42,6 +42,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import torch
 
 from liftpy.duts_data import load_split, stretch
 from liftpy.instances import real_review
@@ -50,6 +51,7 @@ from liftpy.instances.group import SHIPPED, GroupParams, components, group, orde
 from liftpy.instances.metrics import object_segments, oversplit, score_image, summarise
 from liftpy.instances.sources import is_single_object
 from liftpy.model_files import load_model_file
+from liftpy.subject_model import InstanceHeads
 
 HERE = Path(__file__).resolve().parent
 TOOLS = HERE.parent
@@ -81,8 +83,6 @@ def infer(model, photos, size=256, mirror=True, batch=16):
     probability, and with instance heads centre (N, hc, wc) and boundary probabilities and offset
     (N, 2, hc, wc) in model pixels, and with an affinity branch its probabilities (N, C, hc, wc),
     channel c for the cell pair (i, j), (i + dy, j + dx) of InstanceHeads.AFFINITY_OFFSETS[c]."""
-    import torch
-    from liftpy.subject_model import InstanceHeads
     heads = model.instance is not None
     out = {k: [] for k in (("fg", "centre", "offset", "boundary", "affinity") if heads else ("fg",))}
 
@@ -305,7 +305,6 @@ def tune(raw, names, sizes, items, base: GroupParams, out: Path, photos=(), phot
 def prepare_run(a) -> Path:
     """Threads for torch (a.threads) and OpenCV (1); a.name and a.out filled in from the checkpoint
     (.work/pred/NAME); returns the output folder, made."""
-    import torch
     torch.set_num_threads(a.threads)
     cv2.setNumThreads(1)
     ckpt = Path(a.checkpoint)

@@ -86,15 +86,15 @@ def load_exported_weights(model: nn.Module, path, tensors: dict | None = None, s
     return loaded
 
 
-def load_exported(path) -> SubjectNet:
+def load_exported(path, heads=True) -> SubjectNet:
     """A SubjectNet of the variant an exported file holds (told by its convolution weights' shapes),
-    with the instance heads when the file has them (their offset projection's
-    OFFSET_SCALE, folded in by the export, divided out again), loaded as `load_exported_weights`
-    does; the file is read once."""
+    with the instance heads when the file has them and `heads` asks for them (their offset
+    projection's OFFSET_SCALE, folded in by the export, divided out again), loaded as
+    `load_exported_weights` does; the file is read once."""
     tensors = read_exported(path)
     shapes = {}
     for k, v in tensors.items():
-        if k.endswith(".weight"):
+        if k.endswith(".weight") and (heads or not k.startswith("instance.")):
             o, h, w, i = v.shape  # OHWI
             shapes[k] = (o, i, h, w)
     model = net_for(shapes)

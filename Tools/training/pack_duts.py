@@ -25,6 +25,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from liftpy.duts_data import load_split
+
 REPO = Path(__file__).resolve().parents[2]
 PACK_DIR = REPO / "Tools" / ".pack"
 
@@ -116,8 +118,6 @@ def main():
     ap.add_argument("--extra", action="store_true",
                     help="also pack the 4,019 DUTS-TE pairs outside the validation 500 (the trainer's `train_extra`)")
     a = ap.parse_args()
-
-    from liftpy.duts_data import load_split
     keys, results = [], []
     for name in ("train", "extra") if a.extra else ("train",):
         split = load_split(name)

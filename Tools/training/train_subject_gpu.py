@@ -101,7 +101,9 @@ def main():
     gen = torch.Generator(device=dev)
     gen.manual_seed(a.seed)
     if a.init and a.init.endswith(".safetensors"):
-        model = load_exported(a.init).to(dev, memory_format=torch.channels_last)
+        # the foreground network only: this trainer has no instance heads, and the calibration
+        # measures what the foreground's forward pass runs
+        model = load_exported(a.init, heads=False).to(dev, memory_format=torch.channels_last)
         calibrate_from_export(model, (views(a.batch) for _ in itertools.count()),
                               lambda outputs, t: loss_fn(outputs, t, a.bg_weight, a.edge_weight), log)
         if a.variant and a.variant != model.variant:
