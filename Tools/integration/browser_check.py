@@ -23,7 +23,7 @@ Tests/Fixtures/examples/astronaut.jpg and says that it skips the two-subject par
 
 Usage, from the repository root:
 
-    .venv/bin/python Tools/integration/browser_check.py [--lift PATH] [--photo PATH] [--screenshots DIR]
+    .venv/bin/python -m liftpy.integration.browser_check [--lift PATH] [--photo PATH] [--screenshots DIR]
 
 --lift is any executable that takes `serve --port 0 [options]` and prints
 `lift serve: listening on http://HOST:PORT` to standard error (default: $LIFT_BIN, else
@@ -46,10 +46,10 @@ from pathlib import Path
 from selenium import webdriver
 from selenium.common.exceptions import WebDriverException
 
-from browser_support import ROOT, TOKEN, Abort, Report, Server, analyze, make_photo, open_browser
-from editor_checks import check_editor
-from page_checks import Page, Photo, check_page_source, check_settings, check_subjects, check_upload_and_backgrounds, check_view
-from page_list_checks import check_keyboard_reach, check_list, check_token_on_a_phone
+from liftpy.integration.browser_support import ROOT, TOKEN, Abort, Report, Server, analyze, make_photo, open_browser
+from liftpy.integration.editor_checks import check_editor
+from liftpy.integration.page_checks import Page, Photo, check_page_source, check_settings, check_subjects, check_upload_and_backgrounds, check_view
+from liftpy.integration.page_list_checks import check_keyboard_reach, check_list, check_token_on_a_phone
 
 FALLBACK_PHOTO = ROOT / "Tests" / "Fixtures" / "examples" / "astronaut.jpg"
 

@@ -16,7 +16,7 @@ from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from browser_support import ROOT, WAIT, Abort, Report, Server, StaticSite, alpha_counts, api, content_type, cutout
+from liftpy.integration.browser_support import ROOT, WAIT, Abort, Report, Server, StaticSite, alpha_counts, api, content_type, cutout
 
 EDITOR = ROOT / "Tools" / "integration" / "editor"
 DOCS = ROOT / "docs" / "server.md"

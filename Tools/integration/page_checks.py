@@ -18,7 +18,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
-from browser_support import (WAIT, Abort, Report, Server, alpha, analyze, api, content_type, cutout,
+from liftpy.integration.browser_support import (WAIT, Abort, Report, Server, alpha, analyze, api, content_type, cutout,
                              differing_fraction, opaque_point, transparent_point)
 
 PAGE_IDS = ["file-input", "drop-zone", "viewer", "original", "result", "status", "subject-count", "all-subjects",

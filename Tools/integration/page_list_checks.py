@@ -13,8 +13,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
-from browser_support import TOKEN, WAIT, Report, Server, api, cutout
-from page_checks import Page, Photo, check_download
+from liftpy.integration.browser_support import TOKEN, WAIT, Report, Server, api, cutout
+from liftpy.integration.page_checks import Page, Photo, check_download
 
 
 # Records every state each list item passes through, and the upload progress values it showed.
