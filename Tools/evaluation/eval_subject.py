@@ -19,7 +19,7 @@ What it can evaluate (pick one; each result line says which it was):
                       (Lanczos to 320², ImageNet normalisation, min-max scaled map, Lanczos back)
   --baseline          the centred-Gaussian-prior floor (and the all-background floor)
 
-Which sets: --sets duts (default; DUTS-TE val500), ecssd (ECSSD val500), or duts,ecssd. With more
+Which sets: --sets duts (default; DUTS-TE val500), ecssd (195 ECSSD validation photos as the original files), or duts,ecssd. With more
 than one set, --masks/--against/--keep-masks folders hold one subfolder per set (DIR/duts/KEY.png,
 DIR/ecssd/KEY.png); a folder without that subfolder is read as it is.
 
@@ -156,7 +156,7 @@ def main():
     ap.add_argument("--checkpoint")
     ap.add_argument("--weights", help="an exported .safetensors file, run in PyTorch")
     ap.add_argument("--u2netp", help="rembg's u2netp.onnx, run in onnxruntime as rembg does")
-    ap.add_argument("--sets", default="duts", help="comma-separated: duts (DUTS-TE val500), ecssd (ECSSD val500)")
+    ap.add_argument("--sets", default="duts", help="comma-separated: duts (DUTS-TE val500), ecssd (ECSSD validation originals)")
     ap.add_argument("--which", default="ema", choices=["ema", "model"])
     ap.add_argument("--size", type=int, default=256)
     ap.add_argument("--mirror", action="store_true",

@@ -334,7 +334,7 @@ def main():
                          "single-region photo counts as one object, as it was before the review)")
     ap.add_argument("--no-real", dest="real", action="store_false", help="skip the real single-object photos")
     ap.add_argument("--regroup", action="store_true", help="reuse the raw maps of an earlier run in --out")
-    ap.add_argument("--fg", action="store_true", help="also eval_subject.py on DUTS-TE / ECSSD val500 against --against")
+    ap.add_argument("--fg", action="store_true", help="also eval_subject.py on DUTS-TE val500 / ECSSD originals against --against")
     ap.add_argument("--against", default=str(REPO / "Weights/subject.safetensors"), help="--fg: the reference (the shipped file)")
     ap.add_argument("--threads", type=int, default=1)
     for f in dataclasses.fields(GroupParams):  # defaults: the setting Lift ships (group.SHIPPED)

@@ -44,12 +44,13 @@ CACHE_DIR = Path(os.environ.get("LIFT_DUTS_CACHE", REPO / "Tools" / ".cache" / "
 TRAIN_SHARDS = [f"duts-tr-256-{i:03d}.tar" for i in range(4)]
 VAL_SHARDS = ["duts-te-val500-320-000.tar"]
 # name -> (folder, shards). `extra`: the rest of DUTS-TE, which may be trained on (disjoint from
-# `val`); `ecssd`: 500 ECSSD pairs, a second validation set (never train on `val` or `ecssd`).
+# `val`); `ecssd`: 195 ECSSD pairs as the original files (JPEGs of about 400x300), a second
+# validation set (never train on `val` or `ecssd`).
 SPLITS = {
     "train": (DUTS_DIR, TRAIN_SHARDS),
     "extra": (DUTS_DIR, [f"duts-te-extra-256-{i:03d}.tar" for i in range(2)]),
     "val": (DUTS_DIR, VAL_SHARDS),
-    "ecssd": (ECSSD_DIR, ["ecssd-val500-320-000.tar"]),
+    "ecssd": (ECSSD_DIR, ["ecssd-val-orig-000.tar"]),
 }
 VAL_SETS = {"duts": "val", "ecssd": "ecssd"}  # validation set name -> split name
 
@@ -138,9 +139,11 @@ def _decode_shards(folder, shard_names):
 
 def load_split(name: str, use_cache: bool = True) -> Split:
     """Loads `train` (DUTS-TR, 10,553 pairs), `extra` (4,019 more DUTS-TE pairs that may be trained
-    on), `val` (the fixed 500 DUTS-TE pairs) or `ecssd` (500 ECSSD pairs, validation only)."""
+    on), `val` (the fixed 500 DUTS-TE pairs) or `ecssd` (195 ECSSD pairs as original files, validation
+    only). The decoded split is cached per split and shard list, so a split whose shards change is
+    decoded again."""
     folder, shards = SPLITS[name]
-    cache = CACHE_DIR / f"{name}.npz"
+    cache = CACHE_DIR / f"{name}-{Path(shards[0]).stem}.npz"
     if use_cache and cache.exists():
         z = np.load(cache, allow_pickle=False)
         return Split(list(z["keys"]), z["shapes"], z["rgb"], z["mask"], z["offsets"])
