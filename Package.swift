@@ -1,5 +1,5 @@
 // swift-tools-version:6.0
-// Lift: subject lifting (background removal) in pure Swift. See README.md and ../shared/DESIGN.md.
+// Lift: subject lifting (background removal) in pure Swift. See README.md and docs/.
 import Foundation
 import PackageDescription
 
@@ -28,7 +28,7 @@ let avx512: Bool = {
 /// targets carry unsafe flags, and `-target-cpu` is one. Such a dependency is a checkout SwiftPM
 /// makes under `.build/checkouts/` (Xcode under `SourcePackages/checkouts/`): there the CPU flags
 /// are left to the consumer, who passes them for the whole build (`swift build -c release -Xswiftc
-/// -target-cpu -Xswiftc native`, README "Using the library"); as the root package, a path or a
+/// -target-cpu -Xswiftc native`, docs/library.md); as the root package, a path or a
 /// branch dependency, Lift sets them itself.
 let isVersionedCheckout = ["/.build/checkouts/", "/SourcePackages/checkouts/"].contains { Context.packageDirectory.contains($0) }
 let fast: [SwiftSetting] = (isVersionedCheckout ? [] : [.unsafeFlags(cpuFlags)]) + (avx512 ? [.define("LIFT_AVX512")] : [])
@@ -61,7 +61,8 @@ var targets: [Target] = [
 /// with `--sanitize fuzzer`: `LIFT_FUZZ=1 swift build -c release --sanitize fuzzer --product fuzz-png`.
 var fuzzProducts: [Product] = []
 if ProcessInfo.processInfo.environment["LIFT_FUZZ"] != nil {
-    for (name, dependency) in [("FuzzPNG", "LiftImage"), ("FuzzJPEG", "LiftImage"), ("FuzzWebP", "LiftImage"), ("FuzzWeights", "LiftModel"), ("FuzzONNX", "LiftModel"), ("FuzzHTTP", "LiftServer")]
+    for (name, dependency) in [("FuzzPNG", "LiftImage"), ("FuzzJPEG", "LiftImage"), ("FuzzGIF", "LiftImage"), ("FuzzWebP", "LiftImage"),
+                               ("FuzzWeights", "LiftModel"), ("FuzzONNX", "LiftModel"), ("FuzzHTTP", "LiftServer"), ("FuzzCLI", "LiftCLI")]
     where FileManager.default.fileExists(atPath: "Tests/Fuzz/\(name)") {
         targets.append(.executableTarget(name: name, dependencies: [.target(name: dependency)], path: "Tests/Fuzz/\(name)", swiftSettings: fast))
         fuzzProducts.append(.executable(name: name.replacingOccurrences(of: "Fuzz", with: "fuzz-").lowercased(), targets: [name]))

@@ -1,4 +1,4 @@
-"""Full-resolution cut-outs (issue 36): whole `lift` processes on 1, 12 and 24 MP photos, per-stage
+"""Full-resolution cut-outs: whole `lift` processes on 1, 12 and 24 MP photos, per-stage
 times and peak RSS, against libjpeg-turbo's decode (Pillow) and Pillow's / OpenCV's PNG encode of the
 same cut-out, in one run.
 

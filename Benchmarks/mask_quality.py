@@ -19,7 +19,10 @@ import cv2
 import numpy as np
 from PIL import Image
 
-SHARD = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data", "duts", "duts-te-val500-320-000.tar")
+# The DUTS validation shard: in $LIFT_DUTS_DIR when set (as Tools/liftpy/duts_data.py reads it), else
+# in ../shared/data/duts beside the checkout.
+DUTS_DIR = os.environ.get("LIFT_DUTS_DIR", os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data", "duts"))
+SHARD = os.path.join(DUTS_DIR, "duts-te-val500-320-000.tar")
 
 
 def main():

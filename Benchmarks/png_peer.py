@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """PNG codec benchmark: Lift vs Pillow (libpng/zlib) and OpenCV on the same files in the same run.
 
-Usage: .venv/bin/python Benchmarks/png_peer.py [DIR] [REPEATS] [--compressors-only]
+Usage: .venv/bin/python Benchmarks/png_peer.py [DIR] [REPEATS] [--compressors-only] [--photos=FOLDER]
   (build first: swift build -c release --product lift --product lift-bench)
+  FOLDER holds the source photos named below (default ../shared/photos, beside the checkout)
 
 Writes the inputs to DIR (default Benchmarks/.work/png-bench), photos resized with Pillow's Lanczos:
-  photo-12mp.png          4000x3000 RGB, ../shared/photos/objects/bike.jpg resized
+  photo-12mp.png          4000x3000 RGB, FOLDER/objects/bike.jpg resized
   rgba-1080p.png          1920x1080 RGBA, a 1080p photo with a soft elliptical alpha ramp
   mask-4k.png             3840x2160 grey, a hard mask with soft (blurred) edges
   cutout-12mp.png         the cut-out `.build/release/lift` makes of bike.jpg resized to 4000x3000
@@ -34,10 +35,11 @@ from PIL import Image, ImageFilter
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ARGS = [a for a in sys.argv[1:] if not a.startswith("--")]
+OPTIONS = dict(a[2:].split("=", 1) for a in sys.argv[1:] if a.startswith("--") and "=" in a)
 DIR = ARGS[0] if ARGS else os.path.join(ROOT, "Benchmarks", ".work", "png-bench")
 REPEATS = int(ARGS[1]) if len(ARGS) > 1 else 5
 COMPRESSORS_ONLY = "--compressors-only" in sys.argv
-PHOTOS = os.path.join(ROOT, "..", "shared", "photos")
+PHOTOS = OPTIONS.get("photos", os.path.join(ROOT, "..", "shared", "photos"))
 CUTOUTS = {"cutout-12mp": ("objects/bike.jpg", (4000, 3000)), "cutout-person-11mp": ("people/julia_trotti_17.jpg", (4000, 2667))}
 
 

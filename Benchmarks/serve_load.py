@@ -4,7 +4,8 @@
     .venv/bin/python Benchmarks/serve_load.py [--lift PATH] [--photos DIR] [--clients 1,2,8,64]
                                               [--seconds 20] [--soak-requests 10000] [--out FILE.md]
 
-Issue 37's "Load" item. Photos: 8 real photos from `../shared/photos/` (beside the repository,
+The server's load goals: throughput near `lift DIR`'s, p99 bounded under overload, RSS flat over a
+soak. Photos: 8 real photos from `../shared/photos/` (beside the repository,
 never committed), centre-cropped to 4:3 and resized with Pillow to 1152×864 (or 864×1152),
 ≈ 1 MP, JPEG quality 90, in a temporary directory; `--photos DIR` takes DIR's PNG/JPEG files as
 they are instead. Then:

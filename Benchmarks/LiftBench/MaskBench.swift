@@ -142,7 +142,7 @@ func runMaskBench(_ arguments: [String]) {
         let threshold = measure(runs: max(3, runs / 2)) { _ = Threshold.mask(binary, threshold: 0.5, threads: threads) }
         let options = Analysis.Options(threads: threads)
         let stage = measure(runs: max(3, runs / 3)) { _ = try? Analysis(photo: image, probability: map, options: options) }
-        // Instances by the model's cues (issue 39): the grouping alone on the components, and the
+        // Instances by the model's cues: the grouping alone on the components, and the
         // whole stage with it, 8 peaks on the 8 largest components.
         let segmentation = InstanceSegmentation(mask: mask, threads: threads)
         let cues = syntheticCues(segmentation.instances, photoWidth: width, photoHeight: height, size: 320, peaks: 8)

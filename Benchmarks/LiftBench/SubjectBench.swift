@@ -80,7 +80,7 @@ private func benchmarkModelAlone(weights: String, onnx: String, options: Subject
         print(result.report(threads: count, flops: flops))
     }
     if model.outputNames.count > 1 {
-        // A file with instance heads (issue 39): `run` skips them; `runAll` (`--instances-by model`) runs them.
+        // A file with instance heads: `run` skips them; `runAll` (`--instances-by model`) runs them.
         print("\nLift alone, the mask (`run`) vs every output (`runAll`: + \(model.outputNames.dropFirst().joined(separator: ", "))), "
               + "median ms of \(options.rounds) rounds × \(options.runs) runs each, interleaved:")
         for count in options.threads {

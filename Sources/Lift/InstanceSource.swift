@@ -1,4 +1,4 @@
-/// Where an analysis's subjects come from (issue 39).
+/// Where an analysis's subjects come from: the mask's connected components or the model's instance heads.
 public enum InstanceSource: String, Sendable, Hashable, CaseIterable {
     /// The connected components of the foreground mask: subjects that touch or overlap are one.
     case components

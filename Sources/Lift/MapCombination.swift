@@ -9,8 +9,8 @@ import LiftMask
 /// Chosen on both validation sets (`Tools/evaluation/combine_masks.py` on the two models' unrefined
 /// masks, then through the pipeline): the plain mean raises max F and S but costs MAE (its in-between
 /// values), the per-pixel more confident map lowers MAE but costs S; the contrast-raised mean
-/// improves all three on both sets (`Benchmarks/RESULTS.md`, "accurate: two networks"; for
-/// `balanced`, `Tools/TRAINING.md`, session 30).
+/// improves all three on both sets (`Benchmarks/RESULTS.md`, "Subject model quality";
+/// `docs/decisions/0002-u2net-small-joins-balanced.md` for `balanced`).
 struct MapCombination: Sendable, Equatable {
     /// w, the subject map's share of the mean (0…1).
     var subjectWeight: Float
@@ -23,8 +23,8 @@ struct MapCombination: Sendable, Equatable {
 
     /// `balanced`: the subject model's two passes with one U²-Net-small pass at 192², the subject
     /// map weighed 0.7 and the contrast raised 1.75×: `clamp(0.5 + 1.75 · (0.7 a + 0.3 b − 0.5), 0, 1)`.
-    /// The even rule, with one small pass, cost DUTS what it gave ECSSD (session 29); weighted, both
-    /// sets gain (`Tools/TRAINING.md`, session 30).
+    /// The even rule, with one small pass, costs DUTS what it gives ECSSD; weighted, both sets gain
+    /// (`docs/decisions/0002-u2net-small-joins-balanced.md`).
     static let balanced = MapCombination(subjectWeight: 0.7, gain: 1.75)
 
     /// The per-pixel combination of `subject` and `partner` (same size).

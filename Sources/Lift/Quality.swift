@@ -21,11 +21,14 @@ public enum Quality: String, CaseIterable, Sendable, Codable {
     public var refinesEdges: Bool { self != .fast }
 
     /// Guided-filter regularisation for `Analysis.Options.refineEpsilon` (smaller follows weaker edges).
-    public var refineEpsilon: Float { self == .accurate ? 1e-4 : 1e-3 }
+    /// `balanced`: 1e-2, the lowest outline error of 1e-4, 1e-3 and 1e-2 on `Benchmarks/edges.py`'s
+    /// composites of both validation sets; `accurate`: 1e-3, which follows weaker photo edges (hair)
+    /// that the composites' binary outlines cannot reward, for 0.3 levels more outline error there.
+    public var refineEpsilon: Float { self == .accurate ? 1e-3 : 1e-2 }
 
     /// The model passes whose probability maps are averaged (at the first pass's resolution).
     /// Test-time augmentation, measured on the 500 DUTS-TE validation pairs with the subject model:
-    /// the mirrored pass and the 1.25× passes each raise max-F (see `Tools/TRAINING.md`).
+    /// the mirrored pass and the 1.25× passes each raise max-F (`docs/models/subject.md`).
     public var passes: [ModelPass] {
         switch self {
         case .fast: [ModelPass(scale: 0.75, mirrored: false)]
@@ -38,7 +41,7 @@ public enum Quality: String, CaseIterable, Sendable, Codable {
     /// U²-Net-small's passes when it runs beside the subject model (`SubjectLifter.partner`): none at
     /// `fast`; one plain pass at 0.6 of its 320² input (192², a third of the time) at `balanced`, which
     /// keeps a 1 MP cut-out within 1.5× of the subject model's alone (1.37×; 256² would take 1.57×,
-    /// `Tools/TRAINING.md`, session 30); the photo and its mirror image at 320² at `accurate`.
+    /// `docs/decisions/0002-u2net-small-joins-balanced.md`); the photo and its mirror image at 320² at `accurate`.
     var partnerPasses: [ModelPass] {
         switch self {
         case .fast: []

@@ -131,7 +131,7 @@ public struct SubjectLifter: Sendable {
     }
 
     /// Whether the model that runs on a `width × height` photo has instance heads, so that
-    /// `InstanceSource.model` can be used (a subject model exported with them, issue 39).
+    /// `InstanceSource.model` can be used (a subject model exported with them).
     public func hasInstanceCues(width: Int, height: Int) -> Bool {
         networks[modelVariant(width: width, height: height)]?.hasCues ?? false
     }
@@ -235,6 +235,9 @@ private struct Network: Sendable {
             }
             model = opened
             openSize = true
+        }
+        if let problem = model.maskOutputProblem(height: spec.height, width: spec.width) {
+            throw .unsupportedInputSpec(model: name, reason: problem)
         }
         guard model.outputNames.first == spec.output else {
             throw .unsupportedInputSpec(model: name, reason: "lift.input names the output \(spec.output), the graph's first output is "

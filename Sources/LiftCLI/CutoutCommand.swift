@@ -36,6 +36,7 @@ public enum CutoutCommand: Sendable, Equatable {
         OptionSpec("png-level", value: "N|fast", help: "cut-out compression: zlib level 0 (stored) ... 9 (smallest), or fast (Lift's own: ~9x faster than 4, ~3 % more bytes); default 4"),
         OptionSpec("threshold", value: "T", help: "probability from which a pixel is subject, 0...1 (default 0.5)"),
         OptionSpec("no-refine", help: "skip edge refinement"),
+        OptionSpec("decontaminate", value: "on|off", help: "estimate the subject's own colour in partly transparent edge pixels (default on); opaque pixels always keep the photo's colour"),
         OptionSpec("threads", short: "j", value: "N", help: "worker threads (default: all cores)"),
     ] + LimitOptions.specs + [
         OptionSpec("quiet", short: "q", help: "print only errors"),
@@ -125,6 +126,13 @@ public enum CutoutCommand: Sendable, Equatable {
             options.threshold = value
         }
         options.noRefine = parsed.flag("no-refine")
+        if let text = try parsed.value("decontaminate") {
+            switch text.lowercased() {
+            case "on": options.decontaminate = true
+            case "off": options.decontaminate = false
+            default: throw .invalidValue(option: "--decontaminate", value: text, expected: "on or off")
+            }
+        }
         if let text = try parsed.value("threads") { options.threads = try parseCount(text, option: "--threads") }
         options.quiet = parsed.flag("quiet")
         options.limits = try LimitOptions.limits(from: parsed)

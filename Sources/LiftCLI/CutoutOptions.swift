@@ -51,6 +51,9 @@ public struct CutoutOptions: Sendable, Equatable {
     public var threshold: Float?
     /// Skip edge refinement whatever the quality.
     public var noRefine = false
+    /// Give partly transparent edge pixels their estimated foreground colour (`--decontaminate on|off`);
+    /// opaque pixels keep the photo's colour either way.
+    public var decontaminate = true
     /// How the cut-out PNG is compressed: a zlib level, 0 (stored) … 9 (smallest), or the fast compressor.
     public var pngLevel = ImageFiles.defaultPNGCompression
     /// Worker threads for the model and mask stages; `nil` uses every core.

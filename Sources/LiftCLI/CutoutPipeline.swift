@@ -48,6 +48,7 @@ public struct CutoutPipeline {
         var lifter = try SubjectLifter(model: options.model, quality: options.quality, threads: options.threads)
         if let threshold = options.threshold { lifter.analysisOptions.threshold = threshold }
         if options.noRefine { lifter.analysisOptions.refine = false }
+        lifter.analysisOptions.decontaminate = options.decontaminate
         lifter.analysisOptions.instances = options.instancesBy
         if options.instancesBy == .model, !lifter.hasInstanceCues { throw .noInstanceCues(model: lifter.model) }
         self.options = options
@@ -67,6 +68,9 @@ public struct CutoutPipeline {
         case .file(let path): bytes = try ImageFiles.readFile(path)
         case .standardInput: bytes = try ImageFiles.readStandardInput()
         }
+        // The process's one memory budget, shared with any other photo in work (waits for room).
+        let memory = SharedMemoryBudget.shared.reserve(forImage: bytes, limits: options.limits)
+        defer { memory?.release() }
         let decoded = try ImageFiles.decodePhoto(bytes, name: name, limits: options.limits, threads: options.threads)
         let photo = decoded.image
         timings.decode = clock.lap()

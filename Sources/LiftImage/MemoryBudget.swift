@@ -5,7 +5,7 @@ import Foundation
 /// big for the machine is refused with a sentence instead of the process dying in an allocation.
 public enum MemoryBudget {
     /// Peak bytes per photo pixel of a whole cut-out, an upper bound from the peak RSS measured with the
-    /// `e0z` subject model (`Benchmarks/fullres.py`): 5–6 bytes per pixel over 12, 24 and 196 MP photos
+    /// shipped subject model (`Benchmarks/fullres.py`): 5–6 bytes per pixel over 12, 24 and 196 MP photos
     /// (the photo's 4, the alpha's 1; every other map is rendered row by row), every background,
     /// `--crop`, `--mask`, `--max-size`, `--labels`; 12 leaves room for the one whole-image path
     /// left, a label map of more than 255 subjects (4 + 2 bytes more), and a progressive JPEG's

@@ -1,6 +1,6 @@
 import LiftImage
 
-/// The grouping's last step for a network with an affinity branch (issue 39): each instance is split
+/// The grouping's last step for a network with an affinity branch: each instance is split
 /// again into the clusters of a mutex watershed (Wolf et al. 2018) over the cells' same-instance
 /// probabilities (`InstanceCues.affinity`), so that an object whose centre got no peak of its own
 /// can still come apart from the one it overlaps. The Swift form of `affinity_split` in

@@ -22,7 +22,9 @@ public enum AreaDownscale {
 
     /// `image` resized down to `width × height` (each no larger than the source's) by area averaging:
     /// each output pixel is the coverage-weighted mean of the source pixels under it, averaged with
-    /// premultiplied alpha so transparent pixels lend no colour.
+    /// premultiplied alpha so transparent pixels lend no colour. An output pixel is opaque (alpha 255)
+    /// only when every source pixel under it is: then its colour is their plain area average, so the
+    /// opaque pixels of a shrunk cut-out are the shrunk photo's.
     public static func resize(_ image: RGBAImage, width: Int, height: Int, threads: Int = Parallel.defaultThreads) -> RGBAImage {
         Rows(of: StoredRGBARows(stored: image), width: width, height: height).image(threads: threads)
     }
@@ -46,8 +48,9 @@ public enum AreaDownscale {
             rows = AreaTaps(outputCount: height, inputCount: source.height)
         }
 
-        /// One source row, its horizontal pass and the running vertical sum (premultiplied floats), then the source's own.
-        public var scratchBytes: Int { Self.rounded(source.width * 4) + 2 * width * 16 + source.scratchBytes }
+        /// One source row, its horizontal pass and the running vertical sum (premultiplied floats), a
+        /// flag per output pixel (some source pixel under it is not opaque), then the source's own.
+        public var scratchBytes: Int { Self.rounded(source.width * 4) + 2 * width * 16 + Self.rounded(width) + source.scratchBytes }
 
         private static func rounded(_ bytes: Int) -> Int { (bytes + 15) / 16 * 16 }
 
@@ -55,26 +58,32 @@ public enum AreaDownscale {
             let input = scratch.assumingMemoryBound(to: UInt8.self)
             let horizontal = (scratch + Self.rounded(source.width * 4)).assumingMemoryBound(to: SIMD4<Float>.self)
             let sum = horizontal + width
-            let sourceScratch = scratch + Self.rounded(source.width * 4) + 2 * width * 16
+            let translucent = (scratch + Self.rounded(source.width * 4) + 2 * width * 16).assumingMemoryBound(to: Bool.self)
+            let sourceScratch = scratch + Self.rounded(source.width * 4) + 2 * width * 16 + Self.rounded(width)
             sum.update(repeating: SIMD4(), count: width)
+            translucent.update(repeating: false, count: width)
             for t in rows.offsets[y] ..< rows.offsets[y + 1] {
                 source.render(row: rows.index[t], into: input, scratch: sourceScratch)
                 // Horizontal pass to premultiplied floats, then this row's share of the vertical sum.
                 for x in 0 ..< width {
                     var row = SIMD4<Float>()
+                    var opaque = true
                     for c in columns.offsets[x] ..< columns.offsets[x + 1] {
                         let p = input + columns.index[c] &* 4
                         let a = Float(p[3])
+                        opaque = opaque && p[3] == 255
                         row += columns.weight[c] * SIMD4(Float(p[0]) * a, Float(p[1]) * a, Float(p[2]) * a, a)
                     }
                     horizontal[x] = row
+                    if !opaque { translucent[x] = true }
                 }
                 let weight = rows.weight[t]
                 for x in 0 ..< width { sum[x] += weight * horizontal[x] }
             }
             for x in 0 ..< width {
                 let s = sum[x], o = out + x &* 4
-                let a = s[3], alphaByte = min(max(a, 0), 255).rounded()
+                let a = s[3]
+                let alphaByte = translucent[x] ? min(max(a, 0), 254).rounded() : 255
                 // Colour only where the alpha byte is non-zero: a pixel written as fully
                 // transparent keeps nothing of the photo (the cut-out's contract).
                 if alphaByte > 0 {

@@ -5,7 +5,7 @@ import LiftTensor
 public enum Compositor {
     /// Composites the photo's subject (its soft `alpha`) over `background`, for the pixels of `frame`.
     ///
-    /// Per pixel, with α = alpha × photo alpha / 255 and F the (decontaminated) photo colour, the
+    /// Per pixel, with α = alpha × photo alpha / 255 and F the photo colour, the
     /// straight-alpha "over" of F on the background colour C with opacity c: alpha `α + c(1-α)`,
     /// colour `(αF + c(1-α)C) / (α + c(1-α))`. So transparent (c = 0) gives `(F, α)` (and colour 0
     /// where the 8-bit alpha is 0, so a cut-out keeps nothing of the hidden photo); the blurred or dimmed photo
@@ -16,7 +16,8 @@ public enum Compositor {
     ///   - alpha: soft alpha at photo size, 0…1.
     ///   - background: what shows where the subject is not.
     ///   - frame: output rectangle in photo coordinates (may reach past the photo).
-    ///   - decontaminate: replace edge colours by their estimated foreground colour.
+    ///   - decontaminate: give partly transparent pixels (8-bit alpha 1…254) their estimated
+    ///     foreground colour (`ForegroundEstimation`) instead of the photo's.
     /// - Throws: `MaskError.tooLarge` when the frame has more pixels than `DecodingLimits.default.maxPixels`,
     ///   `.emptyInput` for an empty frame or photo.
     public static func compose(photo: RGBAImage, alpha: FloatMap, background: Background, frame: PixelBox,
@@ -92,36 +93,30 @@ public struct CompositeRows: RGBARows, @unchecked Sendable {
             let a: UnsafePointer<Float>? = y >= 0 && y < height ? read(y, scratch + backdropBytes) : nil
             photo.pixels.withUnsafeBufferPointer { src in
                 let row = src.nonEmptyBase + (a == nil ? 0 : y &* width &* 4)
-                // Opaque pixels near the outline go through decontamination (its fringe correction).
-                let outline = a == nil ? nil : colors?.outlineLookup(y: y)
                 for fx in 0 ..< frame.width {
                     let x = frame.x &+ fx
                     var foreground = SIMD4<Float>()
                     var coverage: Float = 0
                     if let a, x >= 0, x < width {
-                        let value = a[x]  // clamped so any map (even NaN) gives a valid pixel
+                        // Snapped to the 8-bit alpha the mask file shows: 255 is the subject itself and
+                        // keeps the photo's colour exactly, 0 shows nothing (NaN counts as 0).
+                        let soft = a[x]
+                        let value: Float = ForegroundEstimation.isPartlyTransparent(soft) ? soft : (soft > 0.5 ? 1 : 0)
                         let s = row + x &* 4
                         if opacity == .transparent && (value == 0 || (value == 1 && s[3] == 255)) {
-                            // Most pixels of a cut-out: what the blend below gives exactly (alpha 0:
-                            // nothing; alpha 1 on an opaque pixel: its colour, decontaminated near the
-                            // outline, opaque), without it.
+                            // Most pixels of a cut-out: what the blend below gives exactly, without it.
                             let o = out + fx &* 4
                             if value == 0 {
                                 o[0] = 0; o[1] = 0; o[2] = 0; o[3] = 0
-                            } else if let colors, let outline, outline.row[outline.cells[x]] != 0 {
-                                let p = colors.decontaminated(SIMD4(s[0], s[1], s[2], 255), alpha: 1, x: x, y: y)
-                                o[0] = p[0]; o[1] = p[1]; o[2] = p[2]; o[3] = 255
                             } else {
                                 o[0] = s[0]; o[1] = s[1]; o[2] = s[2]; o[3] = 255
                             }
                             continue
                         }
                         var p = SIMD4<UInt8>(s[0], s[1], s[2], s[3])
-                        if let colors, value > 0, value < 1 || (outline.map { $0.row[$0.cells[x]] != 0 } ?? false) {
-                            p = colors.decontaminated(p, alpha: min(value, 1), x: x, y: y)
-                        }
+                        if let colors, value > 0, value < 1 { p = colors.decontaminated(p, alpha: value, x: x, y: y) }
                         foreground = SIMD4(Float(p[0]), Float(p[1]), Float(p[2]), 0)
-                        coverage = (value > 0 ? min(value, 1) : 0) * Float(p[3]) * (1 / 255)
+                        coverage = value * Float(p[3]) * (1 / 255)
                     }
                     var pixel: SIMD4<Float>
                     switch opacity {

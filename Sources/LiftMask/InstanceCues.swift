@@ -1,6 +1,6 @@
 import LiftImage
 
-/// What a network with instance heads says about instances (issue 39; Panoptic-DeepLab's cues):
+/// What a network with instance heads says about instances (Panoptic-DeepLab's cues):
 /// maps on a grid of cells over the model's input, the photo stretched to it.
 ///
 /// Cell `(i, j)` of a `cellHeight × cellWidth` grid stands for model pixel

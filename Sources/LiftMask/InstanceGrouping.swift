@@ -2,7 +2,7 @@ import Foundation
 import LiftImage
 import LiftTensor
 
-/// Instances from a network's instance cues (issue 39): Panoptic-DeepLab's grouping, held back by
+/// Instances from a network's instance cues: Panoptic-DeepLab's grouping, held back by
 /// the connected components and a predicted touching boundary. The Swift form of `group` in
 /// `Tools/instances/group.py` (steps 2–5 of its docstring; step 1, the mask and its components, is
 /// the `RunLabels` it starts from), giving the same instances on the same inputs:
@@ -69,16 +69,16 @@ public enum InstanceGrouping {
         }
 
         /// The thresholds tuned for the shipped subject model's heads (`Weights/subject-instances.safetensors`,
-        /// soup `i39zk` in `Tools/TRAINING.md`: the mean of runs `i39t`'s and `i39u`'s heads),
-        /// `group.py`'s `SHIPPED`: centre 0.25, no boundary threshold, pieces under 1 % merged, no
-        /// hard support test, and the split check fitted on those heads with the peaks' support as
-        /// its fifth input (`fit_split_check.py --support`) at probability 0.7. Chosen on the tuning
-        /// set for the best panoptic quality a standard error inside issue 39's over-split bound (the
-        /// components' + 2 points). Heads trained again are tuned and fitted again
-        /// (`Tools/instances/predict.py --tune`, `fit_split_check.py`) and both places change together.
-        /// Then the affinity split of run `i46b`'s branch (`AffinitySplit`: bias 0.7, pieces under 3 %
-        /// of the cell grid merged), tuned the same way on those grouped instances
-        /// (`Tools/instances/affinity_split.py --tune`); cues without affinity maps skip it.
+        /// `docs/models/instances.md`), `group.py`'s `SHIPPED`: centre 0.25, no boundary threshold,
+        /// pieces under 1 % merged, no hard support test, and the split check fitted on those heads
+        /// with the peaks' support as its fifth input (`fit_split_check.py --support`) at probability
+        /// 0.7. Chosen on the tuning set for the best panoptic quality a standard error inside the
+        /// over-split bound (the components' + 2 points), so that real single objects stay whole.
+        /// Heads trained again are tuned and fitted again (`Tools/instances/predict.py --tune`,
+        /// `fit_split_check.py`) and both places change together. Then the affinity split of the
+        /// heads' affinity branch (`AffinitySplit`: bias 0.7, pieces under 3 % of the cell grid
+        /// merged), tuned the same way on those grouped instances (`Tools/instances/affinity_split.py
+        /// --tune`); cues without affinity maps skip it.
         public static let shipped = Parameters(
             centreThreshold: 0.25, minimumPiece: 0.01, boundaryThreshold: nil, minimumSupport: 0,
             splitCheck: SplitCheck(bias: 5.4557, peak: 0.9252, seam: 0.7895, spread: 1.5885, support: 0.2669, probability: 0.7),

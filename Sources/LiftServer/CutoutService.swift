@@ -51,6 +51,7 @@ final class CutoutService: Sendable {
         var lifter = try result.get()
         if let threshold = options.threshold { lifter.analysisOptions.threshold = threshold }
         if options.noRefine { lifter.analysisOptions.refine = false }
+        lifter.analysisOptions.decontaminate = options.decontaminate
         lifter.analysisOptions.instances = options.instancesBy
         return lifter
     }

@@ -11,7 +11,7 @@ package struct RequestOptions: Sendable {
     var onlyMask = false
 
     /// Fields that take a value, as the CLI's options of the same name.
-    static let valueFields = ["background", "margin", "max-size", "at", "instances", "instances-by", "model", "quality", "png-level", "threshold"]
+    static let valueFields = ["background", "margin", "max-size", "at", "instances", "instances-by", "model", "quality", "png-level", "threshold", "decontaminate"]
     /// Fields that are switches: `crop=true`, `square=1`, `no-refine=yes`, `only-mask=on` (or `false`,
     /// `0`, `no`, `off`; empty means true).
     static let flagFields = ["crop", "square", "no-refine", "only-mask"]

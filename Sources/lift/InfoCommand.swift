@@ -22,6 +22,7 @@ func runInfo(_ arguments: [String]) -> Int32 {
         switch ImageFormat.sniff(bytes) {
         case .png: lines = try pngLines(bytes)
         case .jpeg: lines = try jpegLines(bytes)
+        case .gif: lines = try gifLines(bytes)
         case .webp: lines = try webpLines(bytes)
         case nil where path.lowercased().hasSuffix(".onnx"): lines = try onnxLines(bytes)
         case nil: throw ImageIOError.unknownFormat(leadingBytes: Array(bytes.prefix(8)))
@@ -115,6 +116,13 @@ private func jpegLines(_ bytes: [UInt8]) throws -> [String] {
     ]
 }
 
+/// `lift info` for a GIF: the canvas size and the frame count.
+private func gifLines(_ bytes: [UInt8]) throws -> [String] {
+    let info = try GIFDecoder.readInfo(bytes)
+    return ["format: GIF", "size: \(info.width)x\(info.height)", "frames: \(info.frameCount)"]
+}
+
+/// `lift info` for a WebP: the stored size, compression, alpha, frames, orientation and metadata.
 private func webpLines(_ bytes: [UInt8]) throws -> [String] {
     let webp = try WebPDecoder.decode(bytes, options: .init(applyOrientation: false))
     var metadata: [String] = []

@@ -69,6 +69,70 @@ struct CutoutTests {
         #expect(try SamplePhotos.decode(piped.standardOutput).width == 256)
     }
 
+    /// Every output mode keeps the photo's colour where the subject is opaque: the mask's 255
+    /// pixels (and, shrunk, the area average of the photo where the shrunk cut-out is opaque).
+    @Test func opaquePixelsAreThePhotosInEveryMode() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let file = try Fixtures.bytes("examples/three-cups.jpg")
+        try scratch.write(file, to: "cups.jpg")
+        let photo = try ImageIO.decode(file)
+        #expect(try LiftBinary.run(["cups.jpg", "-o", "plain.png", "--mask", "mask.png"], in: scratch.url).status == 0)
+        let mask = try SamplePhotos.decodeFile(scratch.path("mask.png"))
+        let modes: [[String]] = [[], ["-b", "white"], ["-b", "#336699"], ["-b", "blur"], ["-b", "dim"], ["--decontaminate", "off"],
+                                 ["-b", "white", "--decontaminate", "on"]]
+        for (n, mode) in modes.enumerated() {
+            let result = try LiftBinary.run(["cups.jpg", "-o", "out\(n).png"] + mode, in: scratch.url)
+            #expect(result.status == 0, "\(mode): \(result.standardError)")
+            let out = try SamplePhotos.decodeFile(scratch.path("out\(n).png"))
+            var opaque = 0, repainted = 0
+            for i in 0 ..< photo.pixelCount where mask.pixels[i * 4] == 255 {
+                opaque += 1
+                if out.pixels[i * 4 ..< i * 4 + 4] != photo.pixels[i * 4 ..< i * 4 + 4] { repainted += 1 }
+            }
+            #expect(opaque > 5000 && repainted == 0, "\(mode): \(repainted) of \(opaque) opaque pixels repainted")
+        }
+        // Cropped to a square with a margin: the same pixels, moved by the crop's origin.
+        let cropped = try LiftBinary.run(["cups.jpg", "-o", "crop.png", "--crop", "--square", "--margin", "12", "--json", "report.json"], in: scratch.url)
+        #expect(cropped.status == 0, "\(cropped.standardError)")
+        let crop = try SamplePhotos.decodeFile(scratch.path("crop.png"))
+        // The crop holds every subject, so its opaque pixels are the mask's 255 ones moved by the crop's origin.
+        func corner(_ image: RGBAImage, channel: Int) -> (x: Int, y: Int) {
+            let opaque = (0 ..< image.pixelCount).filter { image.pixels[$0 * 4 + channel] == 255 }
+            return (opaque.map { $0 % image.width }.min() ?? 0, opaque.map { $0 / image.width }.min() ?? 0)
+        }
+        let (maskCorner, cropCorner) = (corner(mask, channel: 0), corner(crop, channel: 3))
+        let found = Self.opaqueMatch(crop, in: photo, mask: mask, dx: maskCorner.x - cropCorner.x, dy: maskCorner.y - cropCorner.y)
+        #expect(found, "no placement of the cropped cut-out keeps the photo's opaque pixels")
+        // Shrunk: opaque output pixels are the photo's area average.
+        #expect(try LiftBinary.run(["cups.jpg", "-o", "small.png", "--max-size", "100"], in: scratch.url).status == 0)
+        let small = try SamplePhotos.decodeFile(scratch.path("small.png"))
+        let truth = AreaDownscale.fit(photo, maxLongSide: 100)
+        let opaque = (0 ..< small.pixelCount).filter { small.pixels[$0 * 4 + 3] == 255 }
+        #expect(opaque.count > 100)
+        #expect(opaque.allSatisfy { small.pixels[$0 * 4 ..< $0 * 4 + 4] == truth.pixels[$0 * 4 ..< $0 * 4 + 4] })
+    }
+
+    /// Whether `crop`, placed at (`dx`, `dy`) on `photo`, shows the photo's pixel wherever `mask` is 255,
+    /// and covers at least one such pixel.
+    private static func opaqueMatch(_ crop: RGBAImage, in photo: RGBAImage, mask: RGBAImage, dx: Int, dy: Int) -> Bool {
+        var covered = 0
+        for y in 0 ..< crop.height {
+            let py = y + dy
+            guard py >= 0, py < photo.height else { continue }
+            for x in 0 ..< crop.width {
+                let px = x + dx
+                guard px >= 0, px < photo.width else { continue }
+                let p = (py * photo.width + px) * 4
+                guard mask.pixels[p] == 255 else { continue }
+                let o = (y * crop.width + x) * 4
+                if crop.pixels[o ..< o + 4] != photo.pixels[p ..< p + 4] { return false }
+                covered += 1
+            }
+        }
+        return covered > 1000
+    }
+
     /// A full disk on standard output fails the image (and the report), with the reason.
     @Test func aFullStandardOutputFailsTheRun() throws {
         let scratch = try scratchWithPhoto()
@@ -248,10 +312,11 @@ struct CutoutTests {
     @Test func aSignalWhileAnOutputIsWrittenLeavesNoTemporaryFile() throws {
         let scratch = try scratchWithPhoto()
         defer { scratch.remove() }
-        // A ~270 MB uncompressed canvas, so the temporary file exists long enough to be seen.
+        // A ~60 MB uncompressed canvas (near the 16 Mi-pixel bound a small photo's canvas has), so the
+        // temporary file exists long enough to be seen.
         let process = Process()
         process.executableURL = LiftBinary.url
-        process.arguments = ["person.png", "-o", "big.png", "--model", "person", "--crop", "--margin", "4000", "--png-level", "0", "-q"]
+        process.arguments = ["person.png", "-o", "big.png", "--model", "person", "--crop", "--margin", "1800", "--png-level", "0", "-q"]
         process.currentDirectoryURL = scratch.url
         process.standardError = FileHandle.nullDevice
         try process.run()

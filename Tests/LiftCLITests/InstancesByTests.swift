@@ -3,7 +3,7 @@ import Lift
 import Testing
 import TestSupport
 
-/// `--instances-by components|model` (issue 39): the JSON report says which was used, and a model
+/// `--instances-by components|model`: the JSON report says which was used, and a model
 /// without instance heads is an error before any image is touched.
 @Suite(.enabled(if: SamplePhotos.weightsAvailable, Comment(rawValue: SamplePhotos.noWeights)))
 struct InstancesByTests {

@@ -21,7 +21,7 @@ private struct HeadsFixture: Decodable {
     }
 }
 
-/// A model exported with its instance heads (issue 39) has four graph outputs; `runAll` returns each
+/// A model exported with its instance heads has four graph outputs; `runAll` returns each
 /// as PyTorch computes it, on 1 and 2 threads.
 @Test(arguments: [1, 2])
 func instanceHeadsOutputsMatchPyTorch(threads: Int) throws {

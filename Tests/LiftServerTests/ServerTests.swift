@@ -90,6 +90,27 @@ import TestSupport
         #expect(onlyMask.body == mask.body)
     }
 
+    /// Every answer keeps the photo's colour where the subject is opaque (the mask's 255), with
+    /// decontamination on (the default) and off.
+    @Test func answersKeepThePhotosColourWhereTheSubjectIsOpaque() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let photoFile = try ServerPhotos.twoAstronauts()
+        let photo = try ImageIO.decode(photoFile)
+        let mask = try ImageIO.decode(try URLSessionClient.send(server.base + "/api/mask", method: "POST", body: photoFile).body)
+        for query in ["", "background=white", "background=%23204080", "background=blur", "background=dim", "decontaminate=off"] {
+            let out = try image(try URLSessionClient.send(server.base + "/api/remove?" + query, method: "POST", body: photoFile))
+            var opaque = 0, repainted = 0
+            for i in 0 ..< photo.pixelCount where mask.pixels[i * 4] == 255 {
+                opaque += 1
+                if out.pixels[i * 4 ..< i * 4 + 4] != photo.pixels[i * 4 ..< i * 4 + 4] { repainted += 1 }
+            }
+            #expect(opaque > 10_000 && repainted == 0, "\(query): \(repainted) of \(opaque) opaque pixels repainted")
+        }
+        let refused = try URLSessionClient.send(server.base + "/api/remove?decontaminate=maybe", method: "POST", body: photoFile)
+        #expect(refused.status == 400 && refused.text.contains("on or off"))
+    }
+
     @Test func errorsAreJSONWithTheRightStatus() throws {
         let server = try TestServer { $0.http.limits.maxBodyBytes = 2_000_000 }
         defer { server.stop() }

@@ -3,7 +3,7 @@ import Lift
 import Testing
 import TestSupport
 
-/// Subjects from a model's instance cues (issue 39) through `Analysis` and `SubjectLifter`.
+/// Subjects from a model's instance cues through `Analysis` and `SubjectLifter`.
 @Suite struct InstanceSourceTests {
     /// Two squares side by side that touch (model pixels: rows 2..<14, columns 4..<16 and 16..<28 of
     /// a 32 × 16 frame), on a 128 × 64 photo (4 photo pixels per model pixel).

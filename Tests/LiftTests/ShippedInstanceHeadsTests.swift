@@ -3,7 +3,7 @@ import Lift
 import Testing
 import TestSupport
 
-/// The shipped subject model's instance heads (issue 39) end to end on
+/// The shipped subject model's instance heads end to end on
 /// `Tests/Fixtures/examples/three-cups.jpg`: three copies of one cup whose saucers touch, so the
 /// mask is one connected component (`Tools/fixtures/make_three_cups.py`; the cup's shape is
 /// GrabCut's, not a Lift model's).

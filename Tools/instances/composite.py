@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from instances.sources import largest_component, object_alpha
+from liftpy.instances.sources import largest_component, object_alpha
 
 RELATIONS = ("touch", "overlap", "gap", "split")  # what `spec["relations"]` may ask for
 
@@ -143,8 +143,8 @@ def _new_look(rng, variety: float):
     aspect = exp(U(-0.25 v, 0.25 v)), and a 3x3 matrix for its RGB (rows out, columns in) that turns
     the hue by U(-180 v, 180 v) degrees about the grey axis, scales saturation by exp(U(-0.5 v, 0.5 v))
     and brightness by exp(U(-0.3 v, 0.3 v)). Made so that a network trained on a few thousand
-    objects could not tell instances apart by having seen each object before (issue 39, run i50b;
-    Tools/TRAINING.md, session 50: it changed little, as the overlap cues' gap is mostly shape)."""
+    objects could not tell instances apart by having seen each object before (it changed little: the
+    overlap cues' gap is mostly shape, docs/decisions/0006-what-the-instance-heads-tried.md)."""
     aspect = float(np.exp(rng.uniform(-0.25, 0.25) * variety))
     angle = np.radians(rng.uniform(-180, 180) * variety)
     sat = float(np.exp(rng.uniform(-0.5, 0.5) * variety))

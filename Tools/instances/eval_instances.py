@@ -30,9 +30,9 @@ What it scores:
                       whose over-split on its untouched photos stays within 2 points of connected
                       components'; never looks at the eval set
 
-  .venv/bin/python Tools/instances/eval_instances.py --baselines
-  .venv/bin/python Tools/instances/eval_instances.py --pred OUT/labels --pred-real OUT/real --json r.json
-  .venv/bin/python Tools/instances/eval_instances.py --tune
+  .venv/bin/python -m liftpy.instances.eval_instances --baselines
+  .venv/bin/python -m liftpy.instances.eval_instances --pred OUT/labels --pred-real OUT/real --json r.json
+  .venv/bin/python -m liftpy.instances.eval_instances --tune
 
 The lift binary: --lift BIN, default .build/release/lift (build it with
 `swift build -c release --product lift`; this script never builds it).
@@ -52,12 +52,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/
-from instances import watershed as ws  # noqa: E402
-from instances import real_review  # noqa: E402
-from instances.metrics import object_segments, score_image, summarise  # noqa: E402
-from instances.sources import is_single_object  # noqa: E402
-from liftpy.duts_data import VAL_SETS, load_split  # noqa: E402
+from liftpy.duts_data import VAL_SETS, load_split
+from liftpy.instances import real_review
+from liftpy.instances import watershed as ws
+from liftpy.instances.metrics import object_segments, score_image, summarise
+from liftpy.instances.sources import is_single_object
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -261,7 +260,7 @@ def print_real_table(rows):
 def tune(binary, set_dir: Path):
     """Grid over the watershed's (h, sigma) on the tuning set; prints the setting with the best PQ
     over all its images, and the best one whose over-split on the set's untouched single-object
-    photos stays within 2 points of connected components' (the bound issue 39 sets for a model)."""
+    photos stays within 2 points of connected components' (the bound a model is held to)."""
     items = read_set(set_dir)
     labels_dir = lift_on_set(binary, set_dir, items, "tune")
     lift = {e["name"]: find_pred(labels_dir, e["name"]) for e, _, _ in items}
@@ -375,7 +374,7 @@ def main():
     if real_rows:
         print_real_table(real_rows)
         print_reviewed_table(reviewed_rows)
-    if CC in flags and BY_MODEL_NAME in flags:  # the bound issue 39 sets, paired over the same photos
+    if CC in flags and BY_MODEL_NAME in flags:  # the bound a model is held to, paired over the same photos
         results["paired_oversplit"] = paired = paired_oversplit(flags, CC, BY_MODEL_NAME)
         print(f"\nover-split, {BY_MODEL_NAME} minus {CC}, paired:")
         keep = {s: [(s, key) not in review for key, _, _ in photos[s]] for s in real_sets}

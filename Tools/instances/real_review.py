@@ -2,7 +2,7 @@
 was made): which photos whose ground truth is one region actually show several objects that touch.
 
 With it eval_instances.py reports, next to the over-split on all single-region photos (the issue's
-check as measured since session 31, unchanged), two figures a region-level ground truth cannot give:
+check as measured before the review, unchanged), two figures a region-level ground truth cannot give:
   over-split on the reviewed single objects   the photos the review left as one object
   several objects split                       the photos marked `several N`: the share split into
                                               >= 2 subjects each mostly on the region, and the share

@@ -13,7 +13,7 @@ Parameters chosen on the tuning set (make_eval_set.py --set tune: DUTS-TE extra 
 eval set) by `eval_instances.py --tune`: H, SIGMA give the best PQ over all its images (composites and
 untouched single-object photos) and over-split a third of the photos; H_BOUNDED, SIGMA_BOUNDED give
 the best PQ among settings whose over-split on those photos stays within 2 points of connected
-components' (the bound issue 39 sets), and then split almost no touching pair.
+components' (the bound a model is held to), and then split almost no touching pair.
 """
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ one flat `.npy` per split under the ignored `Tools/.cache/duts/` so a restart lo
 
 Augmentation (training only), tuned for the validation set's smaller objects:
 - random resized crop with mild scale (area 0.8-1 of the photo by default: the 256-px shards make
-  every smaller crop an enlargement, and 0.6-1 did measurably worse, TRAINING.md run `xxc2`) and
+  every smaller crop an enlargement, and 0.6-1 did measurably worse, Tools/training/runs.md run `xxc2`) and
   mild aspect jitter, stretched to the square model input (the runtime stretches the whole photo,
   so training does too);
 - zoom-out (half the views by default): the photo pasted smaller on a blurred canvas grown from its
