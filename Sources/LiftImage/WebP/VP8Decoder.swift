@@ -1,3 +1,5 @@
+import LiftParallel
+
 /// Decodes a VP8 key frame (RFC 6386) to its Y, U and V planes: per macroblock row, the prediction
 /// records from the first partition and the coefficients from a token partition, then intra
 /// prediction and inverse transforms, then the loop filter over the row.
@@ -15,11 +17,11 @@ enum VP8Decoder {
 
     /// Decodes a `VP8 ` chunk's payload and converts it to RGBA (alpha 255).
     static func decodeRGBA(_ data: UnsafeBufferPointer<UInt8>, limits: DecodingLimits, threads: Int) throws(WebPError) -> [UInt8] {
-        VP8Upsampler.rgba(try decodePlanes(data), threads: threads)
+        VP8Upsampler.rgba(try decodePlanes(data, threads: threads), threads: threads)
     }
 
-    /// Decodes a `VP8 ` chunk's payload to its planes.
-    static func decodePlanes(_ data: UnsafeBufferPointer<UInt8>) throws(WebPError) -> Planes {
+    /// Decodes a `VP8 ` chunk's payload to its planes, on up to two of `threads` threads.
+    static func decodePlanes(_ data: UnsafeBufferPointer<UInt8>, threads: Int) throws(WebPError) -> Planes {
         let header = try VP8FrameHeader(data)
         let columns = (header.width + 15) >> 4, rows = (header.height + 15) >> 4
         // Each macroblock costs at least 1.65 bits of the first partition (its luma and chroma modes).
@@ -39,7 +41,7 @@ enum VP8Decoder {
                 try planes.v.withUnsafeMutableBufferPointer { (v) throws(WebPError) in
                     let target = VP8PlanePointers(luma: luma.baseAddress.unsafelyUnwrapped, u: u.baseAddress.unsafelyUnwrapped,
                                                   v: v.baseAddress.unsafelyUnwrapped, lumaStride: columns * 16, chromaStride: columns * 8)
-                    try frame.decodeRows(&modesReader, &partitions, into: target)
+                    try frame.decodeRows(&modesReader, &partitions, into: target, threads: threads)
                 }
             }
         }
@@ -108,35 +110,66 @@ final class VP8FrameState {
         coefficients.deallocate()
     }
 
-    func decodeRows(_ modesReader: inout VP8BoolDecoder, _ partitions: inout [VP8BoolDecoder], into planes: VP8PlanePointers) throws(WebPError) {
+    /// Decodes every macroblock row into `planes`. The loop filter of row y - 1 touches only rows
+    /// y - 2 and y - 1, which reconstructing row y never reads (it predicts from the saved `top`
+    /// rows and row y itself), so with `threads` ≥ 2 the two run at the same time.
+    func decodeRows(_ modesReader: inout VP8BoolDecoder, _ partitions: inout [VP8BoolDecoder], into planes: VP8PlanePointers,
+                    threads: Int) throws(WebPError) {
         var modeReader = VP8ModeReader(macroblocksPerRow: columns)
         var rowModes = [VP8MacroblockModes](repeating: VP8MacroblockModes(), count: columns)
-        var rowStrengths = [VP8LoopFilter.Strength](repeating: .none, count: columns)
-        for y in 0 ..< rows {
-            modeReader.readRow(&modesReader, parameters: parameters, into: &rowModes)
-            guard !modesReader.isPastEnd else { throw .truncatedLossyData(partition: 0, row: y) }
-            let partition = y & (partitions.count - 1)
-            residuals.startRow()
-            for x in 0 ..< columns {
-                let modes = rowModes[x]
-                var coded = false
-                coefficients.update(repeating: 0, count: 25 * 16)
-                if modes.skipsCoefficients {
-                    residuals.skip(column: x, hasSubblockModes: modes.hasSubblockModes)
-                } else {
-                    coded = residuals.read(&partitions[partition], column: x, hasSubblockModes: modes.hasSubblockModes,
-                                           quantizer: parameters.quantizers[modes.segment], into: coefficients)
-                    guard !partitions[partition].isPastEnd else { throw .truncatedLossyData(partition: 1 + partition, row: y) }
-                }
-                reconstruct(modes: modes, x: x, y: y, planes: planes)
-                if let strengths {
-                    var strength = strengths[modes.segment][modes.hasSubblockModes ? 1 : 0]
-                    strength.filtersInnerEdges = strength.filtersInnerEdges || coded
-                    rowStrengths[x] = strength
+        var current = [VP8LoopFilter.Strength](repeating: .none, count: columns), previous = current
+        for y in 0 ... rows {
+            var failure: WebPError?
+            let filtered = y > 0 && strengths != nil
+            func stage(_ part: Int) {
+                if part == 0, y < rows {
+                    do throws(WebPError) {
+                        try decodeRow(y, &modesReader, &partitions, &modeReader, &rowModes, strengths: &current, planes: planes)
+                    } catch {
+                        failure = error
+                    }
+                } else if part == 1, filtered {
+                    filterRow(y - 1, previous, planes: planes)
                 }
             }
-            saveTopRows(y, planes: planes)
-            if strengths != nil { filterRow(y, rowStrengths, planes: planes) }
+            if threads > 1 && filtered && y < rows {
+                Parallel.forEach(count: 2, threads: 2) { parts in parts.forEach(stage) }
+            } else {
+                stage(0)
+                stage(1)
+            }
+            if let failure { throw failure }
+            if y < rows { saveTopRows(y, planes: planes) }
+            swap(&current, &previous)
+        }
+    }
+
+    /// Reads macroblock row `y`'s modes and coefficients and reconstructs it (unfiltered), noting each
+    /// macroblock's filter strength in `strengths`.
+    private func decodeRow(_ y: Int, _ modesReader: inout VP8BoolDecoder, _ partitions: inout [VP8BoolDecoder],
+                           _ modeReader: inout VP8ModeReader, _ rowModes: inout [VP8MacroblockModes],
+                           strengths rowStrengths: inout [VP8LoopFilter.Strength], planes: VP8PlanePointers) throws(WebPError) {
+        modeReader.readRow(&modesReader, parameters: parameters, into: &rowModes)
+        guard !modesReader.isPastEnd else { throw .truncatedLossyData(partition: 0, row: y) }
+        let partition = y & (partitions.count - 1)
+        residuals.startRow()
+        for x in 0 ..< columns {
+            let modes = rowModes[x]
+            var coded = false
+            coefficients.update(repeating: 0, count: 25 * 16)
+            if modes.skipsCoefficients {
+                residuals.skip(column: x, hasSubblockModes: modes.hasSubblockModes)
+            } else {
+                coded = residuals.read(&partitions[partition], column: x, hasSubblockModes: modes.hasSubblockModes,
+                                       quantizer: parameters.quantizers[modes.segment], into: coefficients)
+                guard !partitions[partition].isPastEnd else { throw .truncatedLossyData(partition: 1 + partition, row: y) }
+            }
+            reconstruct(modes: modes, x: x, y: y, planes: planes)
+            if let strengths {
+                var strength = strengths[modes.segment][modes.hasSubblockModes ? 1 : 0]
+                strength.filtersInnerEdges = strength.filtersInnerEdges || coded
+                rowStrengths[x] = strength
+            }
         }
     }
 

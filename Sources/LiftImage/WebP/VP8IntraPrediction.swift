@@ -60,7 +60,20 @@ enum VP8IntraPrediction {
         let l0 = p[-1], l1 = p[stride - 1], l2 = p[2 * stride - 1], l3 = p[3 * stride - 1]
         let corner = a[-1]
         // The edge from bottom-left to top-right: L3 L2 L1 L0 P A0 A1 A2 A3 (RFC 6386's E).
-        let e: [UInt8] = [l3, l2, l1, l0, corner, a[0], a[1], a[2], a[3]]
+        let edge = (l3, l2, l1, l0, corner, a[0], a[1], a[2], a[3])
+        func e(_ i: Int) -> UInt8 {
+            switch i {
+            case 0: return edge.0
+            case 1: return edge.1
+            case 2: return edge.2
+            case 3: return edge.3
+            case 4: return edge.4
+            case 5: return edge.5
+            case 6: return edge.6
+            case 7: return edge.7
+            default: return edge.8
+            }
+        }
         func set(_ y: Int, _ x: Int, _ v: UInt8) { p[y * stride + x] = v }
         switch mode {
         case Mode.dc:
@@ -76,8 +89,10 @@ enum VP8IntraPrediction {
                 for y in 0 ..< 4 { set(y, x, v) }
             }
         case Mode.horizontal:
-            let rows = [average3(corner, l0, l1), average3(l0, l1, l2), average3(l1, l2, l3), average3(l2, l3, l3)]
-            for y in 0 ..< 4 { (p + y * stride).update(repeating: rows[y], count: 4) }
+            p.update(repeating: average3(corner, l0, l1), count: 4)
+            (p + stride).update(repeating: average3(l0, l1, l2), count: 4)
+            (p + 2 * stride).update(repeating: average3(l1, l2, l3), count: 4)
+            (p + 3 * stride).update(repeating: average3(l2, l3, l3), count: 4)
         case Mode.downLeft:
             for y in 0 ..< 4 {
                 for x in 0 ..< 4 {
@@ -90,20 +105,20 @@ enum VP8IntraPrediction {
             for y in 0 ..< 4 {
                 for x in 0 ..< 4 {
                     let i = 4 - y + x
-                    set(y, x, average3(e[i - 1], e[i], e[i + 1]))
+                    set(y, x, average3(e(i - 1), e(i), e(i + 1)))
                 }
             }
         case Mode.verticalRight:
-            set(3, 0, average3(e[1], e[2], e[3]))
-            set(2, 0, average3(e[2], e[3], e[4]))
-            set(3, 1, average3(e[3], e[4], e[5])); set(1, 0, average3(e[3], e[4], e[5]))
-            set(2, 1, average2(e[4], e[5])); set(0, 0, average2(e[4], e[5]))
-            set(3, 2, average3(e[4], e[5], e[6])); set(1, 1, average3(e[4], e[5], e[6]))
-            set(2, 2, average2(e[5], e[6])); set(0, 1, average2(e[5], e[6]))
-            set(3, 3, average3(e[5], e[6], e[7])); set(1, 2, average3(e[5], e[6], e[7]))
-            set(2, 3, average2(e[6], e[7])); set(0, 2, average2(e[6], e[7]))
-            set(1, 3, average3(e[6], e[7], e[8]))
-            set(0, 3, average2(e[7], e[8]))
+            set(3, 0, average3(e(1), e(2), e(3)))
+            set(2, 0, average3(e(2), e(3), e(4)))
+            set(3, 1, average3(e(3), e(4), e(5))); set(1, 0, average3(e(3), e(4), e(5)))
+            set(2, 1, average2(e(4), e(5))); set(0, 0, average2(e(4), e(5)))
+            set(3, 2, average3(e(4), e(5), e(6))); set(1, 1, average3(e(4), e(5), e(6)))
+            set(2, 2, average2(e(5), e(6))); set(0, 1, average2(e(5), e(6)))
+            set(3, 3, average3(e(5), e(6), e(7))); set(1, 2, average3(e(5), e(6), e(7)))
+            set(2, 3, average2(e(6), e(7))); set(0, 2, average2(e(6), e(7)))
+            set(1, 3, average3(e(6), e(7), e(8)))
+            set(0, 3, average2(e(7), e(8)))
         case Mode.verticalLeft:
             set(0, 0, average2(a[0], a[1]))
             set(1, 0, average3(a[0], a[1], a[2]))
@@ -116,16 +131,16 @@ enum VP8IntraPrediction {
             set(2, 3, average3(a[4], a[5], a[6]))
             set(3, 3, average3(a[5], a[6], a[7]))
         case Mode.horizontalDown:
-            set(3, 0, average2(e[0], e[1]))
-            set(3, 1, average3(e[0], e[1], e[2]))
-            set(2, 0, average2(e[1], e[2])); set(3, 2, average2(e[1], e[2]))
-            set(2, 1, average3(e[1], e[2], e[3])); set(3, 3, average3(e[1], e[2], e[3]))
-            set(2, 2, average2(e[2], e[3])); set(1, 0, average2(e[2], e[3]))
-            set(2, 3, average3(e[2], e[3], e[4])); set(1, 1, average3(e[2], e[3], e[4]))
-            set(1, 2, average2(e[3], e[4])); set(0, 0, average2(e[3], e[4]))
-            set(1, 3, average3(e[3], e[4], e[5])); set(0, 1, average3(e[3], e[4], e[5]))
-            set(0, 2, average3(e[4], e[5], e[6]))
-            set(0, 3, average3(e[5], e[6], e[7]))
+            set(3, 0, average2(e(0), e(1)))
+            set(3, 1, average3(e(0), e(1), e(2)))
+            set(2, 0, average2(e(1), e(2))); set(3, 2, average2(e(1), e(2)))
+            set(2, 1, average3(e(1), e(2), e(3))); set(3, 3, average3(e(1), e(2), e(3)))
+            set(2, 2, average2(e(2), e(3))); set(1, 0, average2(e(2), e(3)))
+            set(2, 3, average3(e(2), e(3), e(4))); set(1, 1, average3(e(2), e(3), e(4)))
+            set(1, 2, average2(e(3), e(4))); set(0, 0, average2(e(3), e(4)))
+            set(1, 3, average3(e(3), e(4), e(5))); set(0, 1, average3(e(3), e(4), e(5)))
+            set(0, 2, average3(e(4), e(5), e(6)))
+            set(0, 3, average3(e(5), e(6), e(7)))
         default: // horizontal up
             set(0, 0, average2(l0, l1))
             set(0, 1, average3(l0, l1, l2))

@@ -45,37 +45,29 @@ enum VP8LBackwardReferences {
             chain[i] = head[h]
             head[h] = Int32(i)
         }
-        var i = 0
-        while i < count {
+        /// The longest earlier match at `i` (length 0 when none is worth a copy).
+        @inline(__always) func longestMatch(_ i: Int) -> (length: Int, distance: Int) {
+            guard i &+ minLength <= count else { return (0, 0) }
+            let limit = min(maxLength, count &- i)
             var bestLength = 0, bestDistance = 0
-            if i &+ minLength <= count {
-                let limit = min(maxLength, count &- i)
-                var candidate = Int(head[hash(i)])
-                var depth = 0
-                while candidate >= 0 && depth < chainDepth && i &- candidate <= maxDistance {
-                    if p[candidate &+ bestLength] == p[i &+ bestLength] {
-                        var length = 0
-                        while length < limit && p[candidate &+ length] == p[i &+ length] { length &+= 1 }
-                        if length > bestLength {
-                            bestLength = length
-                            bestDistance = i &- candidate
-                            if length == limit { break }
-                        }
+            var candidate = Int(head[hash(i)])
+            var depth = 0
+            while candidate >= 0 && depth < chainDepth && i &- candidate <= maxDistance {
+                if p[candidate &+ bestLength] == p[i &+ bestLength] {
+                    var length = 0
+                    while length < limit && p[candidate &+ length] == p[i &+ length] { length &+= 1 }
+                    if length > bestLength {
+                        bestLength = length
+                        bestDistance = i &- candidate
+                        if length == limit { break }
                     }
-                    candidate = Int(chain[candidate])
-                    depth &+= 1
                 }
+                candidate = Int(chain[candidate])
+                depth &+= 1
             }
-            if bestLength >= minLength {
-                let code = bestDistance < planeCodes.count && planeCodes[bestDistance] > 0 ? Int(planeCodes[bestDistance]) : bestDistance + 120
-                tokens.append(copyKind | UInt64(bestLength) << 32 | UInt64(code))
-                for k in i ..< i &+ bestLength {
-                    insert(k)
-                    if cacheBits > 0 { cache[Int((p[k] &* VP8LPixelStream.cacheMultiplier) >> cacheShift)] = p[k] }
-                }
-                i &+= bestLength
-                continue
-            }
+            return bestLength >= minLength ? (bestLength, bestDistance) : (0, 0)
+        }
+        @inline(__always) func emitLiteral(_ i: Int) {
             let pixel = p[i]
             if cacheBits > 0 {
                 let key = Int((pixel &* VP8LPixelStream.cacheMultiplier) >> cacheShift)
@@ -84,8 +76,35 @@ enum VP8LBackwardReferences {
             } else {
                 tokens.append(UInt64(pixel))
             }
+        }
+        var i = 0
+        var match = longestMatch(0)
+        while i < count {
+            guard match.length > 0 else {
+                emitLiteral(i)
+                insert(i)
+                i &+= 1
+                match = longestMatch(i)
+                continue
+            }
+            // Lazy matching: a literal here pays when the next pixel starts a match longer by two.
             insert(i)
-            i &+= 1
+            let next = match.length < maxLength ? longestMatch(i &+ 1) : (length: 0, distance: 0)
+            if next.length > match.length &+ 1 {
+                emitLiteral(i)
+                i &+= 1
+                match = next
+                continue
+            }
+            let code = match.distance < planeCodes.count && planeCodes[match.distance] > 0 ? Int(planeCodes[match.distance]) : match.distance + 120
+            tokens.append(copyKind | UInt64(match.length) << 32 | UInt64(code))
+            if cacheBits > 0 { cache[Int((p[i] &* VP8LPixelStream.cacheMultiplier) >> cacheShift)] = p[i] }
+            for k in i &+ 1 ..< i &+ match.length {
+                insert(k)
+                if cacheBits > 0 { cache[Int((p[k] &* VP8LPixelStream.cacheMultiplier) >> cacheShift)] = p[k] }
+            }
+            i &+= match.length
+            match = longestMatch(i)
         }
         return tokens
     }

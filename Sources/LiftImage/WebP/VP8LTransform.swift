@@ -62,23 +62,27 @@ enum VP8LTransform {
     private static func inverseColor(_ pixels: inout [UInt32], width: Int, bits: Int, elements: [UInt32]) {
         let columns = subsampled(width, bits: bits)
         pixels.withUnsafeMutableBufferPointer { buffer in
-            var i = 0
-            var y = 0
-            while i < buffer.count {
-                let rowTiles = (y >> bits) * columns
-                for x in 0 ..< width {
-                    let element = elements[rowTiles + (x >> bits)]
-                    let greenToRed = Int8(truncatingIfNeeded: element)
-                    let greenToBlue = Int8(truncatingIfNeeded: element >> 8)
-                    let redToBlue = Int8(truncatingIfNeeded: element >> 16)
-                    let pixel = buffer[i]
-                    let green = pixel >> 8
-                    let red = UInt32(truncatingIfNeeded: Int32(pixel >> 16) &+ delta(greenToRed, green)) & 0xFF
-                    let blue = UInt32(truncatingIfNeeded: Int32(pixel & 0xFF) &+ delta(greenToBlue, green) &+ delta(redToBlue, red)) & 0xFF
-                    buffer[i] = pixel & 0xFF00_FF00 | red << 16 | blue
-                    i += 1
+            elements.withUnsafeBufferPointer { elements in
+                guard let p = buffer.baseAddress, let e = elements.baseAddress, width > 0 else { return }
+                for y in 0 ..< buffer.count / width {
+                    let row = p + y &* width, tiles = e + (y >> bits) &* columns
+                    var x = 0
+                    while x < width {
+                        let element = tiles[x >> bits]
+                        let greenToRed = Int8(truncatingIfNeeded: element)
+                        let greenToBlue = Int8(truncatingIfNeeded: element >> 8)
+                        let redToBlue = Int8(truncatingIfNeeded: element >> 16)
+                        let end = min(((x >> bits) &+ 1) << bits, width)
+                        while x < end {
+                            let pixel = row[x]
+                            let green = pixel >> 8
+                            let red = UInt32(truncatingIfNeeded: Int32(pixel >> 16) &+ delta(greenToRed, green)) & 0xFF
+                            let blue = UInt32(truncatingIfNeeded: Int32(pixel & 0xFF) &+ delta(greenToBlue, green) &+ delta(redToBlue, red)) & 0xFF
+                            row[x] = pixel & 0xFF00_FF00 | red << 16 | blue
+                            x &+= 1
+                        }
+                    }
                 }
-                y += 1
             }
         }
     }

@@ -73,19 +73,19 @@ enum VP8LoopFilter {
                         v[k] = Lanes(truncatingIfNeeded: SIMD16(lowHalf: a, highHalf: b))
                     }
                 } else {
-                    // A vertical edge: the 8 pixels across it are contiguous in each row; load each
-                    // row as a word and take byte k of every word for vector k.
-                    var rows = SIMD16<UInt64>()
-                    for i in 0 ..< 16 {
-                        let start = (i < 8 ? low + i * along : high + (i - 8) * along) - 4
-                        rows[i] = UInt64(littleEndian: UnsafeRawPointer(start).loadUnaligned(as: UInt64.self))
+                    // A vertical edge: the 8 pixels across it are contiguous in each row; scatter them
+                    // to the vectors' lanes through memory (Int16 lanes, vector k at k · 16).
+                    raw.withMemoryRebound(to: Int16.self) { lanes in
+                        for i in 0 ..< 16 {
+                            let row = (i < 8 ? low + i * along : high + (i - 8) * along) - 4
+                            for k in 0 ..< 8 { lanes[k &* 16 &+ i] = Int16(row[k]) }
+                        }
                     }
-                    for k in 0 ..< 8 { v[k] = Lanes(truncatingIfNeeded: (rows &>> UInt64(8 * k)) & 0xFF) }
                 }
             }
         }
 
-        /// Writes back the pixels at distances `first…last` (0 = p3 … 7 = q3; a vertical edge writes all 8).
+        /// Writes back the pixels at distances `first…last` (0 = p3 … 7 = q3).
         @inline(__always)
         func store(_ first: Int, _ last: Int) {
             withUnsafeBytes(of: pixels) { raw in
@@ -97,12 +97,11 @@ enum VP8LoopFilter {
                         UnsafeMutableRawPointer(high + (k - 4) * step).storeBytes(of: bytes.highHalf, as: SIMD8<UInt8>.self)
                     }
                 } else {
-                    // Rebuild every row's 8 bytes (the unchanged ones as they were) and store them.
-                    var rows = SIMD16<UInt64>()
-                    for k in 0 ..< 8 { rows |= SIMD16<UInt64>(truncatingIfNeeded: v[k] & 0xFF) &<< UInt64(8 * k) }
-                    for i in 0 ..< 16 {
-                        let start = (i < 8 ? low + i * along : high + (i - 8) * along) - 4
-                        UnsafeMutableRawPointer(start).storeBytes(of: rows[i].littleEndian, as: UInt64.self)
+                    raw.withMemoryRebound(to: Int16.self) { lanes in
+                        for i in 0 ..< 16 {
+                            let row = (i < 8 ? low + i * along : high + (i - 8) * along) - 4
+                            for k in first ... last { row[k] = UInt8(truncatingIfNeeded: lanes[k &* 16 &+ i]) }
+                        }
                     }
                 }
             }

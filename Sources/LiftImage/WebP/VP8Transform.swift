@@ -59,24 +59,26 @@ enum VP8Transform {
     /// Inverse Walsh–Hadamard transform of the Y2 block: writes the DC coefficient (index 0) of each of
     /// the 16 luma blocks at `blocks` (16 coefficients apart), in raster order.
     static func inverseWHT(_ coefficients: UnsafePointer<Int16>, into blocks: UnsafeMutablePointer<Int16>) {
-        var temp = [Int32](repeating: 0, count: 16)
-        for i in 0 ..< 4 {
-            let c0 = Int32(coefficients[i]), c1 = Int32(coefficients[4 + i])
-            let c2 = Int32(coefficients[8 + i]), c3 = Int32(coefficients[12 + i])
-            let a = c0 &+ c3, b = c1 &+ c2, c = c1 &- c2, d = c0 &- c3
-            temp[i] = a &+ b
-            temp[4 + i] = c &+ d
-            temp[8 + i] = a &- b
-            temp[12 + i] = d &- c
-        }
-        for y in 0 ..< 4 {
-            let r0 = temp[4 * y], r1 = temp[4 * y + 1], r2 = temp[4 * y + 2], r3 = temp[4 * y + 3]
-            let a = r0 &+ r3, b = r1 &+ r2, c = r1 &- r2, d = r0 &- r3
-            let out = blocks + 64 * y
-            out[0] = Int16(truncatingIfNeeded: (a &+ b &+ 3) >> 3)
-            out[16] = Int16(truncatingIfNeeded: (c &+ d &+ 3) >> 3)
-            out[32] = Int16(truncatingIfNeeded: (a &- b &+ 3) >> 3)
-            out[48] = Int16(truncatingIfNeeded: (d &- c &+ 3) >> 3)
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: 16) { buffer in
+            let temp = buffer.baseAddress.unsafelyUnwrapped
+            for i in 0 ..< 4 {
+                let c0 = Int32(coefficients[i]), c1 = Int32(coefficients[4 + i])
+                let c2 = Int32(coefficients[8 + i]), c3 = Int32(coefficients[12 + i])
+                let a = c0 &+ c3, b = c1 &+ c2, c = c1 &- c2, d = c0 &- c3
+                temp[i] = a &+ b
+                temp[4 + i] = c &+ d
+                temp[8 + i] = a &- b
+                temp[12 + i] = d &- c
+            }
+            for y in 0 ..< 4 {
+                let r0 = temp[4 * y], r1 = temp[4 * y + 1], r2 = temp[4 * y + 2], r3 = temp[4 * y + 3]
+                let a = r0 &+ r3, b = r1 &+ r2, c = r1 &- r2, d = r0 &- r3
+                let out = blocks + 64 * y
+                out[0] = Int16(truncatingIfNeeded: (a &+ b &+ 3) >> 3)
+                out[16] = Int16(truncatingIfNeeded: (c &+ d &+ 3) >> 3)
+                out[32] = Int16(truncatingIfNeeded: (a &- b &+ 3) >> 3)
+                out[48] = Int16(truncatingIfNeeded: (d &- c &+ 3) >> 3)
+            }
         }
     }
 }

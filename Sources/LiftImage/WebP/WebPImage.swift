@@ -31,8 +31,9 @@ public struct WebPInfo: Sendable, Equatable {
 
     /// The coding of the (first frame's) image data.
     public var compression: Compression
-    /// Whether the image data carries alpha (a VP8L image, or an `ALPH` chunk); animated files always
-    /// count, since their canvas around the first frame is transparent.
+    /// Whether the image has alpha: the lossless header's hint that some alpha is below 255, or an
+    /// `ALPH` chunk beside lossy data; animated files always count, since their canvas around the
+    /// first frame is transparent.
     public var hasAlpha: Bool
     /// Number of animation frames (0 for a still image; only the first is decoded).
     public var frameCount: Int

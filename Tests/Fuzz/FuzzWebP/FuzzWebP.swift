@@ -1,8 +1,8 @@
 // libFuzzer entry point for the WebP decoder:
 //   LIFT_FUZZ=1 swift build -c release --sanitize fuzzer --product fuzz-webp
 //   SWIFT_BACKTRACE=enable=no .build/release/fuzz-webp -max_len=65536 CORPUS_DIR Tests/Fixtures/webp
-// Any input may throw a WebPError; a crash, hang or unbounded allocation is a bug. Crashers go to
-// Tests/Fixtures/webp/regressions/ with a test in WebPRegressionTests.swift.
+// Any input may throw a WebPError; a crash, hang or unbounded allocation is a bug. A crasher becomes a
+// file in Tests/Fixtures/webp/regressions/ and a test beside the other WebP tests in Tests/LiftImageTests.
 import LiftImage
 
 /// Small limits keep each run fast and make oversized headers fail quickly, as a service would.
