@@ -55,7 +55,7 @@ final class InstanceHeadsFile: @unchecked Sendable {
 
     /// The heads, loaded on the first call.
     /// - Throws: `LiftError.modelLoadFailed` for a file that is missing, does not load, is not the
-    ///   one recorded in `SHA256SUMS` or carries a recipe that does not decode, `.unsupportedInputSpec`
+    ///   one recorded in `SHA256SUMS` or carries a recipe that does not decode (or, for `.subject`, none), `.unsupportedInputSpec`
     ///   for a graph without `centre` and `offset` outputs.
     func heads() throws(LiftError) -> Heads {
         lock.lock()
@@ -64,7 +64,8 @@ final class InstanceHeadsFile: @unchecked Sendable {
         let first: Model, recipe: Recipe?
         do {
             first = try Model(contentsOf: url, expectedSHA256: try WeightsManifest.recordedDigest(for: url))
-            recipe = try Recipe.from(metadata: first.metadata)
+            // The shipped subject model's heads carry the grouping tuned for them (`RecipeError.missing`).
+            recipe = try Recipe.from(metadata: first.metadata, required: model == .subject)
         } catch {
             throw .modelLoadFailed(model: model, path: url.path, underlying: error)
         }

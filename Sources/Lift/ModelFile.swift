@@ -12,7 +12,8 @@ struct ModelFile: Sendable {
 
     /// Finds and loads `name`'s file.
     /// - Throws: `LiftError.weightsNotFound` naming the directories searched; `.modelLoadFailed` for a
-    ///   file that does not load, is not the one recorded, or carries a recipe that does not decode.
+    ///   file that does not load, is not the one recorded, or carries a recipe that does not decode (or,
+    ///   for `.subject`, none).
     init(_ name: ModelName, environment: [String: String]) throws(LiftError) {
         do {
             url = try ModelCatalog.url(for: name, environment: environment)
@@ -27,7 +28,8 @@ struct ModelFile: Sendable {
             } else {
                 model = try Model(contentsOf: url, expectedSHA256: try WeightsManifest.recordedDigest(for: url))
             }
-            recipe = try Recipe.from(metadata: model.metadata)
+            // The shipped subject model's levels exist only in its file (`RecipeError.missing`).
+            recipe = try Recipe.from(metadata: model.metadata, required: name == .subject)
         } catch {
             throw .modelLoadFailed(model: name, path: url.path, underlying: error)
         }

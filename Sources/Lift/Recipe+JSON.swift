@@ -33,10 +33,13 @@ extension Recipe {
         try self.init(fast: levels[0], balanced: levels[1], accurate: levels[2], grouping: grouping)
     }
 
-    /// The recipe in a model file's metadata, nil when it has none.
-    /// - Throws: `RecipeError` for a recipe that does not decode.
-    static func from(metadata: [String: String]) throws(RecipeError) -> Recipe? {
-        guard let json = metadata[metadataKey] else { return nil }
+    /// The recipe in a model file's metadata, nil when it has none and none is `required`.
+    /// - Throws: `RecipeError` for a recipe that does not decode, `.missing` for none where one is `required`.
+    static func from(metadata: [String: String], required: Bool = false) throws(RecipeError) -> Recipe? {
+        guard let json = metadata[metadataKey] else {
+            if required { throw .missing }
+            return nil
+        }
         return try Recipe(json: json)
     }
 

@@ -1,6 +1,10 @@
 /// Why a model file's `lift.recipe` document was refused (`Recipe.init(json:)`). Each case names the
 /// value by its JSON path (`levels.balanced.partner.passes[0].scale`).
 public enum RecipeError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The file carries no `lift.recipe` while its model runs only with one: the shipped subject
+    /// model's levels (partner, combination) and its heads' grouping exist only in its files, and the
+    /// generic levels would give other masks without saying so.
+    case missing
     /// The text is not one JSON object.
     case notJSON(reason: String)
     /// `format` is not `lift.recipe/1`.
@@ -19,6 +23,7 @@ public enum RecipeError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What is wrong, as a clause that follows "lift.recipe: ".
     public var description: String {
         let what = switch self {
+        case .missing: "the file carries none, and this model runs only with its own (Tools/conversion/write_recipe.py writes it)"
         case .notJSON(let reason): "not a JSON object (\(reason))"
         case .unsupportedFormat(let format): "format \"\(format)\" is not lift.recipe/1"
         case .missingField(let path): "\(path) is missing"

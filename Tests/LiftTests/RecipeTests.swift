@@ -6,7 +6,7 @@ import TestSupport
 /// The recipe in a model file's metadata (`lift.recipe`, GRAPH-FORMAT.md "Recipe"): the shipped
 /// subject files carry `Tools/conversion/subject_recipe.json`; a file without one runs
 /// `Recipe.generic`; a file's recipe decides what its levels run; a bad recipe is a typed error
-/// naming the value.
+/// naming the value, and so is a subject file without its recipe.
 @Suite struct RecipeTests {
     /// The recipe every export and `write_recipe.py` write, and `group.py` reads.
     static func toolsRecipeText() throws -> String {
@@ -50,6 +50,45 @@ import TestSupport
         bytes.replaceSubrange(0 ..< 8 + length, with: (0 ..< 8).map { UInt8(truncatingIfNeeded: text.count >> (8 * $0)) } + text)
         try scratch.write(bytes, to: "person.safetensors")
         return ModelName(file: scratch.url.appendingPathComponent("person.safetensors"))
+    }
+
+    /// The shipped file `name` (in `Weights/`) with `lift.recipe` taken out of its metadata, the
+    /// tensors as they are.
+    static func withoutRecipe(_ name: String) throws -> [UInt8] {
+        let bytes = try Fixtures.bytes(Fixtures.repositoryRoot.appendingPathComponent("Weights/\(name)").path, absolute: true)
+        let length = bytes[0 ..< 8].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
+        var header = try #require(try JSONSerialization.jsonObject(with: Data(bytes[8 ..< 8 + length])) as? [String: Any])
+        var metadata = try #require(header["__metadata__"] as? [String: String])
+        try #require(metadata.removeValue(forKey: Recipe.metadataKey) != nil, "\(name) carries a recipe")
+        header["__metadata__"] = metadata
+        var text = [UInt8](try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys]))
+        while text.count % 8 != 0 { text.append(UInt8(ascii: " ")) }
+        return (0 ..< 8).map { UInt8(truncatingIfNeeded: text.count >> (8 * $0)) } + text + bytes[(8 + length)...]
+    }
+
+    /// The subject model runs only with its own levels (partner, combination) and its heads only with
+    /// their grouping: a file of either without `lift.recipe` is a load error naming the file, never a
+    /// silent run of the generic levels.
+    @Test(arguments: ["subject.safetensors", "subject-instances.safetensors"])
+    func aSubjectFileWithoutItsRecipeIsALoadErrorNamingTheFile(stripped: String) throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        for name in ["subject.safetensors", "subject-instances.safetensors"] {
+            let shipped = try Fixtures.bytes(Fixtures.repositoryRoot.appendingPathComponent("Weights/\(name)").path, absolute: true)
+            try scratch.write(name == stripped ? try Self.withoutRecipe(name) : shipped, to: name)
+        }
+        let error = #expect(throws: LiftError.self) {
+            let lifter = try SubjectLifter(model: .subject, quality: .fast, threads: 1, environment: ["LIFT_WEIGHTS": scratch.url.path])
+            _ = try lifter.instanceGrouping(width: 64, height: 64)
+        }
+        guard case .modelLoadFailed(let model, let path, let underlying)? = error else {
+            Issue.record("expected modelLoadFailed, got \(String(describing: error))")
+            return
+        }
+        #expect(model == .subject && path == scratch.url.appendingPathComponent(stripped).path)
+        #expect(underlying as? RecipeError == .missing)
+        #expect(error?.description.contains(stripped) == true && error?.description.contains("lift.recipe: the file carries none") == true,
+                "\(String(describing: error))")
     }
 
     /// A level as JSON: `passes` as (scale, mirrored), optional ε.
@@ -128,7 +167,7 @@ import TestSupport
         case .unsupportedFormat?: "format"
         case .missingField(let p)?, .unknownField(let p)?, .wrongType(let p, _, _)?, .outOfRange(let p, _, _)?,
              .unknownName(let p, _, _)?: p
-        case .notJSON?, nil: nil
+        case .notJSON?, .missing?, nil: nil
         }
         #expect(named == path, "\(String(describing: error))")
         #expect(error?.description.hasPrefix("lift.recipe: ") == true)
