@@ -13,6 +13,15 @@ import LiftMask
 /// ```
 /// A lifter is a value that shares its loaded networks; it may be used from several threads (runs of
 /// one network are serialised by the executor).
+///
+/// Speed depends on how Lift was built: built as the root package (`swift build -c release` in a
+/// checkout, or as a path or branch dependency) it compiles its kernels for the machine's CPU; as a
+/// package depended on by version it cannot (SwiftPM refuses the flags there), and without flags
+/// of the consumer's own the kernels target the x86-64 baseline (`KernelTarget.baseline`: no fused
+/// multiply-add, 16 registers of 4 floats), several times slower. Such a consumer builds with
+/// `swift build -c release -Xswiftc -target-cpu -Xswiftc native -Xswiftc -DLIFT_FMA` (and
+/// `-Xswiftc -DLIFT_AVX512` on an AVX-512 CPU); `slowBuildNote` says so at run time, and `lift`
+/// prints it once on standard error.
 public struct SubjectLifter: Sendable {
     /// The model asked for (`.person` also runs its landscape variant on wide photos).
     public let model: ModelName
@@ -76,6 +85,17 @@ public struct SubjectLifter: Sendable {
         }
         analysisOptions = Analysis.Options(refine: level.refineEpsilon != nil,
                                            refineEpsilon: level.refineEpsilon ?? Analysis.Options().refineEpsilon, threads: self.threads)
+    }
+
+    /// How to build Lift fast, when this build's kernels target the x86-64 baseline
+    /// (`KernelTarget.current == .baseline`: built without CPU flags, as a package depending on Lift
+    /// by version is unless it passes its own), else nil.
+    public static var slowBuildNote: String? {
+        guard KernelTarget.current == .baseline else { return nil }
+        return "this build of Lift targets the baseline x86-64 CPU (SSE2, no fused multiply-add), so cut-outs take several "
+            + "times longer than with a build for this CPU: build Lift itself with `swift build -c release` (it sets the CPU "
+            + "flags), or, for a package that depends on it by version, `swift build -c release -Xswiftc -target-cpu -Xswiftc "
+            + "native -Xswiftc -DLIFT_FMA` (add `-Xswiftc -DLIFT_AVX512` on an AVX-512 CPU; docs/library.md)"
     }
 
     /// `.subject` when its weight file can be found (even one that will not load: that is then an

@@ -69,6 +69,7 @@ public enum LiftCommand {
         }
 
         removeStaleTemporaryFiles(for: entries, report: options.jsonReport, quiet: options.quiet, environment: environment)
+        if !options.quiet, let note = SubjectLifter.slowBuildNote { environment.writeStandardError("lift: note: \(note)\n") }
         var process: (ImageJob) throws -> ImageReport = { _ in preconditionFailure("no job was planned") }
         if entries.contains(where: { if case .process = $0 { true } else { false } }) {
             do {
