@@ -71,7 +71,8 @@ var targets: [Target] = [
 /// with `--sanitize fuzzer`: `LIFT_FUZZ=1 swift build -c release --sanitize fuzzer --product fuzz-png`.
 var fuzzProducts: [Product] = []
 if ProcessInfo.processInfo.environment["LIFT_FUZZ"] != nil {
-    for (name, dependency) in [("FuzzPNG", "LiftImage"), ("FuzzJPEG", "LiftImage"), ("FuzzWeights", "LiftModel"), ("FuzzONNX", "LiftModel"), ("FuzzHTTP", "LiftServer")]
+    for (name, dependency) in [("FuzzPNG", "LiftImage"), ("FuzzJPEG", "LiftImage"), ("FuzzGIF", "LiftImage"), ("FuzzWebP", "LiftImage"),
+                               ("FuzzWeights", "LiftModel"), ("FuzzONNX", "LiftModel"), ("FuzzHTTP", "LiftServer"), ("FuzzCLI", "LiftCLI")]
     where FileManager.default.fileExists(atPath: "Tests/Fuzz/\(name)") {
         targets.append(.executableTarget(name: name, dependencies: [.target(name: dependency)], path: "Tests/Fuzz/\(name)", swiftSettings: fast))
         fuzzProducts.append(.executable(name: name.replacingOccurrences(of: "Fuzz", with: "fuzz-").lowercased(), targets: [name]))

@@ -17,9 +17,9 @@ import sys
 import tempfile
 import time
 
+from liftpy.distributed.local_cluster import LocalCluster, make_photos
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-sys.path.insert(0, os.path.join(ROOT, "Tools", "distributed"))
-from local_cluster import LocalCluster, make_photos  # noqa: E402
 
 
 def timed(command):
@@ -36,7 +36,6 @@ def main():
     parser.add_argument("--lift", default=os.path.join(ROOT, ".build", "release", "lift"))
     args = parser.parse_args()
     lift = os.path.abspath(args.lift)
-    driver = os.path.join(ROOT, "Tools", "distributed", "lift_dask.py")
     best = {}
     with tempfile.TemporaryDirectory(prefix="lift-bench-") as work:
         photos = make_photos(os.path.join(work, "photos"), args.photos, width=640, height=480)
@@ -53,7 +52,7 @@ def main():
                 runs = [("plain lift DIR (-j 2)", [lift, os.path.join(work, "photos"), "-o", out, "-q"])]
                 for workers, threads in ((1, 2), (2, 1)):
                     runs.append((f"Dask, {workers} worker{'s' if workers > 1 else ''} (lift -j {threads})",
-                                 [sys.executable, driver, "--scheduler", clusters[workers].address, "--manifest", manifest,
+                                 [sys.executable, "-m", "liftpy.distributed.lift_dask", "--scheduler", clusters[workers].address, "--manifest", manifest,
                                   "--shards", str(args.shards), "--out", out, "--report", os.path.join(work, "report.json"),
                                   "--lift", lift, "--", "-j", str(threads)]))
                 for name, command in runs:

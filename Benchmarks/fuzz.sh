@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Fuzzes the PNG decoder, the JPEG decoder, the weight loader, the ONNX reader and importer, and lift serve's request
-# parsing for a fixed time each and reports
+# Fuzzes the PNG, JPEG, GIF and WebP decoders, the weight loader, the ONNX reader and importer, lift serve's request
+# parsing and the cut-out command line (arguments and output planning) for a fixed time each and reports
 # executions and findings.
 #
 #   Benchmarks/fuzz.sh [SECONDS]     # default 300 s per target; builds into .build-fuzz/
 #
-# Corpora start from the committed fixtures (Tests/Fixtures/png, jpeg, graphs, onnx, http) and grow under
+# Corpora start from the committed fixtures (Tests/Fixtures/png, jpeg, gif, webp, graphs, onnx, http, cli) and grow under
 # Benchmarks/.work/fuzz/ (ignored). A crash, leak-free timeout or out-of-memory input that
 # libFuzzer saves is copied to Tests/Fixtures/fuzz/<target>/ so it can become a regression test,
 # and the script exits 1.
@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-300}"
 work="Benchmarks/.work/fuzz"
 mkdir -p "$work"
-for product in fuzz-png fuzz-jpeg fuzz-weights fuzz-onnx fuzz-http; do  # one --product per build: SwiftPM keeps only the last
+for product in fuzz-png fuzz-jpeg fuzz-gif fuzz-webp fuzz-weights fuzz-onnx fuzz-http fuzz-cli; do  # one --product per build: SwiftPM keeps only the last
   LIFT_FUZZ=1 swift build -c release --sanitize fuzzer --scratch-path .build-fuzz --product "$product" 2>&1 | tail -n 1
 done
 bin="$(LIFT_FUZZ=1 swift build -c release --sanitize fuzzer --scratch-path .build-fuzz --show-bin-path)"
@@ -42,7 +42,10 @@ run() {  # target, max_len, seed directories…
 }
 run fuzz-png 65536 Tests/Fixtures/png
 run fuzz-jpeg 20000 Tests/Fixtures/jpeg
+run fuzz-gif 20000 Tests/Fixtures/gif
+run fuzz-webp 65536 Tests/Fixtures/webp
 run fuzz-weights 65536 Tests/Fixtures/graphs
 run fuzz-onnx 65536 Tests/Fixtures/onnx
 run fuzz-http 8192 Tests/Fixtures/http
+run fuzz-cli 1024 Tests/Fixtures/cli
 exit "$found"

@@ -95,4 +95,5 @@ def main():
               f"{100 * np.mean(difference == 0):.4f}% exact, max difference {difference.max()}")
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -6,7 +6,7 @@ the map -> Pillow resize of the mask back to the photo (Lanczos) -> `putalpha` c
 encode. This script times the same stages on the same files, at 1 and 2 threads, with random
 (seeded) weights, which cost the same as trained ones.
 
-    .venv/bin/python Tools/fixtures/u2net_small.py --size 320 --out Benchmarks/.work/u2net_small
+    .venv/bin/python -m liftpy.fixtures.u2net_small --size 320 --out Benchmarks/.work/u2net_small
     .venv/bin/python Benchmarks/pipeline_peer.py --make-inputs SOURCE.jpg      # 12 MP JPEG, 1 MP PNG
     .venv/bin/python Benchmarks/pipeline_peer.py Benchmarks/.work/photo-12mp.jpg Benchmarks/.work/photo-1mp.png
 

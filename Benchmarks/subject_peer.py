@@ -7,7 +7,7 @@ subject model (`Tools/conversion/export_subject_onnx.py`) at the input size and 
 weight file's `lift.input` (256x256, RGB in 0...1). `lift-bench subject` runs it in the same run as
 Lift on the same files; by hand:
 
-    .venv/bin/python Tools/conversion/export_subject_onnx.py --out Benchmarks/.work/subject.onnx
+    .venv/bin/python -m liftpy.conversion.export_subject_onnx --out Benchmarks/.work/subject.onnx
     .venv/bin/python Benchmarks/subject_peer.py FILE... [--threads 1 2] [--repeat 3]
 
 Prints one JSON object per thread count and file (see `pipeline_peer.time_files`).
@@ -23,8 +23,7 @@ import numpy as np
 from safetensors import safe_open
 
 BENCHMARKS = Path(__file__).resolve().parent
-sys.path.insert(0, str(BENCHMARKS))
-from pipeline_peer import time_files  # noqa: E402
+from pipeline_peer import time_files
 
 
 def main() -> None:

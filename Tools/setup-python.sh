@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# Makes the project's one Python environment, `.venv/` at the repository root (ignored by git), and
-# installs the pinned `Tools/requirements.txt` into it: everything Tools/ and the Benchmarks/ peers
-# import. Run it again after the pins change; it reuses the environment and installs what differs.
-# Then run any script as `.venv/bin/python Tools/<job>/<script>.py ...` from the repository root;
-# `lift-bench` and `Benchmarks/peer_env.py` find `.venv/bin/python` by themselves.
+# Makes the project's one Python environment, `.venv/` at the repository root (ignored by git),
+# installs the pinned `Tools/requirements.txt` into it (everything Tools/ and the Benchmarks/ peers
+# import), then the `liftpy` package from Tools/ itself, editable (Tools/pyproject.toml), so that an
+# edit under Tools/ takes effect without reinstalling. Run it again after the pins change; it reuses
+# the environment and installs what differs. Then run any script as a module from anywhere:
+# `.venv/bin/python -m liftpy.<job>.<script> ...` (`liftpy.training.train_subject`,
+# `liftpy.conversion.export_subject`, ...); `lift-bench` and `Benchmarks/peer_env.py` find
+# `.venv/bin/python` by themselves.
 #
 #   Tools/setup-python.sh            # python3 from PATH (the pins are for Python 3.11)
 #   PYTHON=python3.11 Tools/setup-python.sh
-#   Tools/setup-python.sh dask distributed pyyaml     # only these pins (no torch), e.g. for Tools/distributed/
+#   Tools/setup-python.sh dask distributed pyyaml     # only these pins (no torch), e.g. for liftpy.distributed
 #
 # torch is a large download (several GB with its CUDA libraries). Nothing here is needed to build
 # Lift or to run `swift test`.
@@ -32,7 +35,7 @@ if [ ! -x .venv/bin/python ]; then
   fi
 fi
 if [ "$#" -gt 0 ]; then
-  pins=()
+  pins=("$(grep -E '^setuptools==' Tools/requirements.txt)")  # the editable install's build backend
   for name in "$@"; do
     pin="$(grep -i -E "^${name}==" Tools/requirements.txt || true)"
     [ -n "$pin" ] || { echo "setup-python: $name is not pinned in Tools/requirements.txt" >&2; exit 1; }
@@ -44,4 +47,6 @@ else
   echo "setup-python: installing Tools/requirements.txt into .venv"
   .venv/bin/python -m pip install --disable-pip-version-check -r Tools/requirements.txt
 fi
-echo "setup-python: done; use .venv/bin/python"
+echo "setup-python: installing liftpy from Tools/ (editable) into .venv"
+.venv/bin/python -m pip install --disable-pip-version-check --quiet --no-deps --no-build-isolation --editable Tools
+echo "setup-python: done; use .venv/bin/python -m liftpy.<job>.<script>"

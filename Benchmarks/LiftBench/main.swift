@@ -7,6 +7,8 @@ let rest = Array(benchArguments.dropFirst())
 switch benchArguments.first {
 case "png": runPNGBench(rest)
 case "jpeg": runJPEGBench(rest)
+case "jpeg-encode": runJPEGEncodeBench(rest)
+case "webp": runWebPBench(rest)
 case "mask": runMaskBench(rest)
 case "mask-quality": runMaskQuality(rest)
 case "kernels": runKernelBench(arguments: rest)
@@ -21,6 +23,8 @@ default:
       png DIR [REPEATS] [--compressors-only]
                                         PNG compressors, decode/encode (pair with Benchmarks/png_peer.py)
       jpeg …                            JPEG decode (run through Benchmarks/jpeg_peer.py)
+      jpeg-encode …                     JPEG encode (run through Benchmarks/jpeg_encode_peer.py)
+      webp decode|encode FILE…          WebP decode, lossless encode (run through Benchmarks/webp_peer.py)
       mask DIR [--runs N]               connected components, guided filter, mask stage
       mask-quality …                    edge error against DUTS ground truth (Benchmarks/mask_quality.py)
       kernels [--json] [--filter NAME] [--buffers N]

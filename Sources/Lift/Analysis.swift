@@ -281,7 +281,8 @@ public struct Analysis: Sendable {
     ///   - background: transparent (straight-alpha cut-out), a colour, the blurred or the dimmed photo.
     ///   - layout: margin, square canvas and longest-side cap.
     /// - Throws: `MaskError.unknownSubject` for a subject not from this analysis,
-    ///   `.emptySelection` when cropping to no subject, `.tooLarge` for an oversized canvas.
+    ///   `.emptySelection` when cropping to no subject, `.tooLarge` for a canvas over
+    ///   `OutputLayout.maxCanvasPixels` (or the pixel limit).
     public func image(for subjects: [Subject], croppedToExtent: Bool = false,
                       background: Background = .transparent, layout: OutputLayout = OutputLayout()) throws -> RGBAImage {
         try imageRows(for: subjects, croppedToExtent: croppedToExtent, background: background, layout: layout).image(threads: threads)
@@ -302,6 +303,11 @@ public struct Analysis: Sendable {
                                  margin: layout.margin)
         }
         if layout.square { frame = Framing.square(frame) }
+        let canvasLimit = OutputLayout.maxCanvasPixels(photoWidth: photo.width, photoHeight: photo.height)
+        guard frame.width * frame.height <= canvasLimit else {  // each side is under 2^26: no overflow
+            throw MaskError.tooLarge(what: "output canvas (crop margin and square side at most 4 times the photo's pixels)",
+                                     width: frame.width, height: frame.height, limit: canvasLimit)
+        }
         let rows = try CompositeRows(photo: photo, alpha: alpha, background: background, frame: frame,
                                      decontaminate: options.decontaminate, threads: threads)
         guard let cap = layout.maxLongSide else { return rows }

@@ -161,12 +161,12 @@ public enum ImageFiles {
 
     /// Writes `bytes` to `path` through a temporary file (`AtomicFile`), creating missing parent directories.
     public static func write(_ bytes: [UInt8], to path: String, overwrite: Bool = true) throws(LiftError) {
-        let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
-            do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = PathText.directory(of: path)
+        if !Directories.exists(directory) {
+            do throws(Directories.Failure) {
+                try Directories.create(directory)
             } catch {
-                throw .writeFailed(path: path, reason: "cannot create directory \(directory): \(reasonText(error))")
+                throw .writeFailed(path: path, reason: "cannot create directory \(error.path): \(error.reason)")
             }
         }
         do {
@@ -183,7 +183,7 @@ public enum ImageFiles {
         } catch {
             // A name that was not UTF-8 reaches Swift with U+FFFD in place of its bytes: that spelling
             // names no file, and "no such file" would mislead.
-            if hasUndecodableName(path), !FileManager.default.fileExists(atPath: path) {
+            if hasUndecodableName(path), !Directories.exists(path) {
                 throw .unreadableFile(path: path, reason: notUTF8Reason)
             }
             throw LiftError(reading: error)
@@ -205,11 +205,6 @@ public enum ImageFiles {
             if case .unknownFormat = error { throw .unsupportedFormat(path: "<stdin>") }
             throw LiftError(reading: error)
         }
-    }
-
-    /// A short reason from a Foundation error.
-    private static func reasonText(_ error: any Error) -> String {
-        (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
     }
 }
 

@@ -52,6 +52,9 @@ struct Network: Sendable {
             model = opened
             openSize = true
         }
+        if let problem = model.maskOutputProblem(height: spec.height, width: spec.width) {
+            throw .unsupportedInputSpec(model: name, reason: problem)
+        }
         guard model.outputNames.first == spec.output else {
             throw .unsupportedInputSpec(model: name, reason: "lift.input names the output \(spec.output), the graph's first output is "
                 + (model.outputNames.first ?? "missing"))

@@ -68,6 +68,9 @@ public struct CutoutPipeline {
         case .file(let path): bytes = try ImageFiles.readFile(path)
         case .standardInput: bytes = try ImageFiles.readStandardInput()
         }
+        // The process's one memory budget, shared with any other photo in work (waits for room).
+        let memory = SharedMemoryBudget.shared.reserve(forImage: bytes, limits: options.limits)
+        defer { memory?.release() }
         let decoded = try ImageFiles.decodePhoto(bytes, name: name, limits: options.limits, threads: options.threads)
         let photo = decoded.image
         timings.decode = clock.lap()

@@ -35,14 +35,14 @@ public struct LocalFileSystem: FileSystemView {
     }
 
     public func contentsOfDirectory(_ path: String) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: path)
+        try Directories.names(in: path)
     }
 
     /// The deepest existing ancestor resolved by `realpath` (every link on the way followed), with the
     /// components that do not exist yet appended: so an output still to be written through a linked
     /// directory compares equal to the same file named through the real one.
     public func canonicalPath(_ path: String) -> String {
-        var existing = URL(fileURLWithPath: path).standardizedFileURL.path
+        var existing = PathText.standardized(path, currentDirectory: Directories.current())
         var missing: [String] = []
         while true {
             if let resolved = realpath(existing, nil) {
@@ -53,40 +53,5 @@ public struct LocalFileSystem: FileSystemView {
             missing.insert(String(existing[existing.index(after: slash)...]), at: 0)
             existing = slash == existing.startIndex ? "/" : String(existing[..<slash])
         }
-    }
-}
-
-/// Path arithmetic on plain strings with `/` separators (no file-system access).
-enum PathText {
-    /// `path` without its last component (`"."` when there is none).
-    static func directory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
-    }
-
-    /// The last component of `path`.
-    static func name(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return path }
-        return String(path[path.index(after: slash)...])
-    }
-
-    /// The last component without its extension (`a/b/photo.jpg` → `photo`; `.hidden` stays).
-    static func stem(of path: String) -> String {
-        let name = name(of: path)
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
-        return String(name[..<dot])
-    }
-
-    /// The lower-cased extension without the dot, or `""`.
-    static func fileExtension(of path: String) -> String {
-        let name = name(of: path)
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
-        return name[name.index(after: dot)...].lowercased()
-    }
-
-    /// `directory` and `name` joined with exactly one `/`.
-    static func join(_ directory: String, _ name: String) -> String {
-        if directory.isEmpty || directory == "." { return name }
-        return directory.hasSuffix("/") ? directory + name : directory + "/" + name
     }
 }

@@ -78,12 +78,16 @@ public struct ImageReport: Sendable, Equatable, Codable {
         self.status = status
     }
 
-    /// The one-line log form: `photo.jpg -> photo.cutout.png (2 subjects, 1024x768, 412 ms)`.
+    /// The one-line log form: `photo.jpg -> photo.cutout.png (2 subjects, 1024x768, 412 ms)`; names
+    /// and the error are escaped (`TerminalText`), so the line is one line of plain text.
     public var logLine: String {
+        let input = TerminalText.escaped(input), output = output.map(TerminalText.escaped)
         switch status {
-        case .failed: return "\(input): \(error ?? "failed")"
+        case .failed: return "\(input): \(TerminalText.escaped(error ?? "failed"))"
         case .skipped:
-            if let sameFileAs { return "\(input): skipped, " + (sameFileAs == input ? "already in this run" : "the same file as \(sameFileAs)") }
+            if let sameFileAs {
+                return "\(input): skipped, " + (sameFileAs == self.input ? "already in this run" : "the same file as \(TerminalText.escaped(sameFileAs))")
+            }
             return "\(input): skipped, \(output ?? "output") exists"
         case .ok:
             var details: [String] = []
@@ -95,7 +99,7 @@ public struct ImageReport: Sendable, Equatable, Codable {
             if let outputWidth, let outputHeight { details.append("\(outputWidth)x\(outputHeight)") }
             if let timings { details.append("\(Int(timings.total.rounded())) ms") }
             let suffix = details.isEmpty ? "" : " (" + details.joined(separator: ", ") + ")"
-            return "\(input) -> \(output ?? subjectFiles)\(suffix)"
+            return "\(input) -> \(output ?? TerminalText.escaped(subjectFiles))\(suffix)"
         }
     }
 }

@@ -5,7 +5,7 @@ import Lift
 /// line. Empty entries are skipped; relative paths are taken from the working directory (as
 /// `tar -T` and `rsync --files-from` do), and `-` is a file of that name. The list may be a pipe
 /// (`--files-from <(find …)`), read up to `maxBytes`. A missing file is reported with its line, and the batch
-/// goes on.
+/// goes on. A NUL byte in a list read by lines is a usage error naming its line.
 enum InputList {
     /// The largest list read (256 MiB: millions of paths).
     static let maxBytes = 256 << 20
@@ -21,6 +21,13 @@ enum InputList {
                 : try ImageIO.readFile(source, maxBytes: maxBytes, allowPipes: true)  // `--files-from <(find …)`
         } catch {
             throw .unreadableInputList(path: source, reason: reason(error))
+        }
+        // A NUL-separated list read by lines would open the path before the first NUL and name the
+        // output after the text past the last one: refused, naming the line.
+        if !options.inputListNullSeparated, let nul = bytes.firstIndex(of: 0) {
+            let line = bytes[..<nul].count { $0 == 0x0A } + 1
+            throw .unreadableInputList(path: source, reason: "line \(line) holds a NUL byte, which no file name can; "
+                                       + "a NUL-separated list (find -print0) needs --null")
         }
         var options = options
         let name = source == "-" ? "<stdin>" : source

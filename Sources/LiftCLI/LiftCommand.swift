@@ -64,7 +64,7 @@ public enum LiftCommand {
                 throw UsageError.invalidOutput("'-' reads an image from standard input, which is the terminal; pipe a file in")
             }
         } catch {
-            environment.writeStandardError("lift: \(error)\n\(HelpText.hint)\n")
+            environment.writeStandardError("lift: \(TerminalText.escaped(error.description))\n\(HelpText.hint)\n")
             return 2
         }
 
@@ -75,7 +75,7 @@ public enum LiftCommand {
             do {
                 process = try environment.makeProcessor(options, environment)
             } catch {
-                environment.writeStandardError("lift: \(error)\n")
+                environment.writeStandardError("lift: \(TerminalText.escaped("\(error)"))\n")
                 return 1
             }
         }
@@ -101,7 +101,7 @@ public enum LiftCommand {
             case .path(let path): try ImageFiles.write(document, to: path, overwrite: true)
             }
         } catch {
-            environment.writeStandardError("lift: cannot write the JSON report: \(error)\n")
+            environment.writeStandardError("lift: cannot write the JSON report: \(TerminalText.escaped("\(error)"))\n")
             return 1
         }
         return exitCode
@@ -143,7 +143,7 @@ public enum LiftCommand {
         var seen: Set<String> = []
         for directory in paths.map(PathText.directory(of:)) where seen.insert(directory).inserted {
             for removed in AtomicFile.removeStaleTemporaryFiles(in: directory) where !quiet {
-                environment.writeStandardError("lift: removed \(removed), a temporary file left by an interrupted run\n")
+                environment.writeStandardError("lift: removed \(TerminalText.escaped(removed)), a temporary file left by an interrupted run\n")
             }
         }
     }

@@ -1,3 +1,5 @@
+import Lift
+
 /// How `--each` names one file per subject from the path a single output would have had: the subject
 /// number goes before Lift's output suffix (`photo.cutout.png` → `photo.2.cutout.png`, `photo.mask.png`
 /// → `photo.2.mask.png`, so directory scans still skip them) or else before the extension

@@ -69,7 +69,7 @@ public enum AtomicFile {
     @discardableResult
     public static func removeStaleTemporaryFiles(in directory: String) -> [String] {
         let directory = directory.isEmpty ? "." : directory
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+        guard let names = try? Directories.names(in: directory) else { return [] }
         var removed: [String] = []
         for name in names.sorted() where isTemporaryName(name) {
             let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
@@ -91,12 +91,12 @@ public enum AtomicFile {
     /// shortened so the temporary one stays within NAME_MAX), opened for writing with mode 0666 less the
     /// umask; returns the descriptor and the file's path.
     private static func createTemporary(beside path: String) throws(WriteError) -> (Int32, String) {
-        let directory = (path as NSString).deletingLastPathComponent
-        var base = (path as NSString).lastPathComponent
+        let directory = PathText.directory(of: path)
+        var base = PathText.name(of: path)
         while base.utf8.count > 200 { base.removeLast() }
         for _ in 0 ..< 100 {
             let suffix = String(UInt32.random(in: .min ... .max), radix: 16)
-            let tempPath = (directory.isEmpty ? "." : directory) + "/.\(base).lift.tmp-\(suffix)"
+            let tempPath = PathText.join(directory, ".\(base).lift.tmp-\(suffix)")
             let fd = temporaryFilesInFlight.withLock { inFlight in
                 let fd = open(tempPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
                 if fd >= 0 {
@@ -135,7 +135,7 @@ public enum AtomicFile {
         switch errno {
         case EEXIST: return "file exists"
         case EPERM, EOPNOTSUPP, EMLINK, ENOSYS:
-            if FileManager.default.fileExists(atPath: path) { return "file exists" }
+            if Directories.exists(path) { return "file exists" }
             return rename(tempPath, path) == 0 ? nil : systemError()
         default: return systemError()
         }

@@ -51,9 +51,9 @@ extension ImageIO {
     }
 
     /// Everything on standard input, at most `maxBytes` (default `maxFileBytes`), refused as soon as
-    /// the stream passes that.
-    /// - Parameter imagesOnly: refuse the stream as soon as its first 8 bytes are neither a PNG nor a
-    ///   JPEG signature (`lift - < /dev/zero` stops after one read instead of filling memory).
+    /// the stream passes that, having held at most `maxBytes + 1` bytes.
+    /// - Parameter imagesOnly: refuse the stream as soon as its first `ImageFormat.sniffLength` bytes
+    ///   are no image signature Lift knows (`lift - < /dev/zero` stops after one read instead of filling memory).
     /// - Throws: `ImageIOError.cannotRead` (path `<stdin>`), `.fileTooLarge`, `.unknownFormat`.
     public static func readStandardInput(maxBytes: Int = maxFileBytes, imagesOnly: Bool = false) throws(ImageIOError) -> [UInt8] {
         var status = stat()
@@ -66,33 +66,57 @@ extension ImageIO {
                            checkPrefix: check)
     }
 
-    /// Reads `descriptor` to its end, starting with room for `expected` bytes and growing the buffer
-    /// as needed, failing as soon as more than `maxBytes` arrive. `checkPrefix`, when given, sees the
-    /// first 8 bytes (or all of a shorter stream) once, before reading goes on, and may throw.
+    /// Reads `descriptor` to its end, failing as soon as more than `maxBytes` arrive. The bytes go
+    /// into chunks, the first with room for `expected` bytes (so a file of known size is read into
+    /// one buffer, returned as it is), the next ones doubling up to `largestChunk`, none past
+    /// `maxBytes + 1` in all: a stream that is refused never held more than that, and growing never
+    /// copies what was read (a stream of several chunks is joined once, at its end). `checkPrefix`,
+    /// when given, sees the first `ImageFormat.sniffLength` bytes (or all of a shorter stream) before reading goes on, and may throw.
     private static func readAll(_ descriptor: Int32, name: String, expected: Int, maxBytes: Int,
                                 checkPrefix: (([UInt8]) throws(ImageIOError) -> Void)? = nil) throws(ImageIOError) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: min(max(expected, 1), maxBytes) + 1)
-        var count = 0
-        var checkPrefix = checkPrefix
+        var chunks: [[UInt8]] = []
+        var total = 0
+        var size = checkPrefix == nil ? min(max(expected, 1), maxBytes) + 1 : min(ImageFormat.sniffLength, maxBytes + 1)
         while true {
-            if count == bytes.count {
-                guard count <= maxBytes else { throw .fileTooLarge(path: name, limit: maxBytes) }
-                bytes.append(contentsOf: repeatElement(0, count: min(bytes.count, maxBytes + 1 - count)))
-            }
-            let got = bytes.withUnsafeMutableBytes { raw in
-                systemRead(descriptor, raw.baseAddress.map { $0 + count }, raw.count - count)
-            }
-            if got < 0, errno == EINTR { continue }
-            guard got >= 0 else { throw .cannotRead(path: name, reason: systemReason()) }
-            count += got
-            if let check = checkPrefix, count >= 8 || got == 0 {
-                try check(Array(bytes[..<min(count, 8)]))
-                checkPrefix = nil
-            }
-            if got == 0 { break }
+            let (chunk, ended, failure) = readChunk(descriptor, size: size)
+            if let failure { throw .cannotRead(path: name, reason: failure) }
+            total += chunk.count
+            if chunks.isEmpty, let checkPrefix { try checkPrefix(chunk) }
+            chunks.append(chunk)
+            guard total <= maxBytes else { throw .fileTooLarge(path: name, limit: maxBytes) }
+            if ended { break }
+            size = min(max(size * 2, min(expected, largestChunk), 1 << 16), largestChunk, maxBytes + 1 - total)
         }
-        bytes.removeSubrange(count...)
-        return bytes
+        if chunks.count == 1 { return chunks[0] }
+        return [UInt8](unsafeUninitializedCapacity: total) { buffer, count in
+            for index in chunks.indices {
+                chunks[index].withUnsafeBufferPointer { chunk in
+                    _ = UnsafeMutableBufferPointer(rebasing: buffer[count ..< count + chunk.count]).initialize(from: chunk)
+                }
+                count += chunks[index].count
+                chunks[index] = []  // freed as soon as copied
+            }
+        }
+    }
+
+    /// The most bytes one chunk of `readAll` holds (64 MiB).
+    private static let largestChunk = 64 << 20
+
+    /// Up to `size` bytes from `descriptor`: fewer only at the end of the stream (`ended`) or on a
+    /// read error (`failure`, the system's reason).
+    private static func readChunk(_ descriptor: Int32, size: Int) -> (bytes: [UInt8], ended: Bool, failure: String?) {
+        var ended = false
+        var failure: String?
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            while count < buffer.count {
+                let got = systemRead(descriptor, buffer.baseAddress.map { UnsafeMutableRawPointer($0 + count) }, buffer.count - count)
+                if got < 0, errno == EINTR { continue }
+                if got < 0 { failure = systemReason(); return }
+                if got == 0 { ended = true; return }
+                count += got
+            }
+        }
+        return (bytes, ended, failure)
     }
 
     /// The system's sentence for the current `errno`.

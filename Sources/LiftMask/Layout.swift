@@ -31,3 +31,14 @@ public struct OutputLayout: Sendable, Hashable {
         self.maxLongSide = maxLongSide
     }
 }
+
+extension OutputLayout {
+    /// The most pixels an output canvas (the crop with its margin, made square) may have for a photo
+    /// of `photoWidth × photoHeight`: 4 times the photo's pixels, at least 16 Mi pixels (4096×4096), so
+    /// a margin or a square canvas never makes an output whose compositing and encoding cost far
+    /// more than the photo's (a 100×100 photo with a 6900-pixel margin asked for 197 MP).
+    public static func maxCanvasPixels(photoWidth: Int, photoHeight: Int) -> Int {
+        let (pixels, overflow) = max(0, photoWidth).multipliedReportingOverflow(by: max(0, photoHeight))
+        return overflow || pixels > Int.max / 4 ? Int.max : max(4 * pixels, 16 << 20)
+    }
+}

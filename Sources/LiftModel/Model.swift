@@ -142,6 +142,23 @@ public final class Model: @unchecked Sendable {
         return output
     }
 
+    /// Why the first output cannot be a mask for a `height × width` RGB input, or nil when it is one
+    /// (`[1, height', width', 1]`): checked when a model is loaded or imported, so a model that cannot
+    /// cut anything out is refused before any photo is decoded and run through it.
+    public func maskOutputProblem(height: Int, width: Int) -> String? {
+        let shape: TensorShape
+        do {
+            shape = try outputShape(forInput: TensorShape(n: 1, h: height, w: width, c: inputShape.channels))
+        } catch {
+            return "for a \(width)×\(height) input its output cannot be computed: \(error)"
+        }
+        guard shape.n == 1, shape.c == 1 else {
+            return "its output \(outputNames.first ?? "") has \(shape.c) channels (shape \(shape)) for a \(width)×\(height) input; "
+                + "a mask has one"
+        }
+        return nil
+    }
+
     /// The shapes of every graph output, in `outputNames` order, for an input of `shape`.
     /// - Throws: `GraphError` when the model cannot take that input.
     public func outputShapes(forInput shape: TensorShape) throws -> [TensorShape] {

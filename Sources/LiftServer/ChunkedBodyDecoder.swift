@@ -1,5 +1,5 @@
 /// Decodes a chunked body (RFC 9112 §7.1) incrementally: chunk sizes (extensions ignored), data,
-/// and trailer fields (read and dropped), within a body and a trailer limit.
+/// and trailer fields (read and dropped), within a body limit and limits on the trailer's bytes and fields.
 struct ChunkedBodyDecoder: Sendable {
     /// The decoded body so far (empty when not kept).
     private(set) var body: [UInt8] = []
@@ -8,6 +8,7 @@ struct ChunkedBodyDecoder: Sendable {
 
     private let maxBodyBytes: Int
     private let maxTrailerBytes: Int
+    private let maxTrailerFields: Int
     /// Whether data is kept in `body` (else only counted).
     private let keep: Bool
     private var bodyCount = 0
@@ -15,6 +16,7 @@ struct ChunkedBodyDecoder: Sendable {
     /// The current line (size line or trailer), before its LF.
     private var line: [UInt8] = []
     private var trailerBytes = 0
+    private var trailerFields = 0
 
     private enum State: Sendable {
         case sizeLine
@@ -26,9 +28,10 @@ struct ChunkedBodyDecoder: Sendable {
     /// Longest chunk-size line (size and extensions).
     private static let maxSizeLineBytes = 4096
 
-    init(maxBodyBytes: Int, maxTrailerBytes: Int, keep: Bool = true) {
+    init(maxBodyBytes: Int, maxTrailerBytes: Int, maxTrailerFields: Int, keep: Bool = true) {
         self.maxBodyBytes = maxBodyBytes
         self.maxTrailerBytes = maxTrailerBytes
+        self.maxTrailerFields = maxTrailerFields
         self.keep = keep
     }
 
@@ -85,7 +88,14 @@ struct ChunkedBodyDecoder: Sendable {
             guard line.isEmpty else { throw HTTPError(.badRequest, "malformed chunked body: chunk data longer than its size") }
             state = .sizeLine
         case .trailers:
-            if line.isEmpty { isComplete = true }
+            if line.isEmpty {
+                isComplete = true
+                return
+            }
+            trailerFields += 1
+            if trailerFields > maxTrailerFields {
+                throw HTTPError(.headerFieldsTooLarge, "the chunked body has more than \(maxTrailerFields) trailer fields")
+            }
         case .data:
             preconditionFailure("lines are not read inside chunk data")
         }

@@ -43,19 +43,47 @@ struct HTTPConnection {
         var head: HTTPRequestHead?
         var bodyFraming: BodyFraming?
         var bodyRead = false
-        var reserved = 0
-        defer { if reserved > 0 { server.releaseBody(reserved) } }
+        /// The body being kept: when it started, bytes read since, the most it may claim, and the
+        /// room claimed for it in the server's pool (given back when the request is answered).
+        var body: (started: ContinuousClock.Instant, received: Int, limit: Int)?
+        var claimed = 0
+        defer { server.bodies.release(claimed, for: stream.host) }
+        let settings = server.settings
 
-        /// Reads more bytes into the decoder; an error when the client is gone or too slow.
+        /// Claims room for what the body has sent so far (in steps of `claimStep`, at most its limit).
+        func claimBody(received: Int, limit: Int) throws(HTTPError) {
+            guard received > claimed, claimed < limit else { return }
+            let step = min(max(received - claimed, Self.claimStep), limit - claimed)
+            do throws(BodyPool.Refusal) {
+                try server.bodies.claim(step, for: stream.host)
+            } catch {
+                throw Self.noRoom(error, settings: settings, beforeBody: body == nil)
+            }
+            claimed += step
+        }
+
+        /// Reads more bytes into the decoder; an error when the client is gone or too slow, or the
+        /// server stops while the head is still arriving.
         func readMore() throws(HTTPError) {
-            let result = scratch.withUnsafeMutableBytes { stream.read(into: $0, deadline: deadline) }
+            let slowBodyAt = body.map { $0.started + max(settings.bodyRateGrace, Self.duration(bytes: $0.received, at: settings.minBodyBytesPerSecond)) }
+            let result = scratch.withUnsafeMutableBytes {
+                stream.read(into: $0, deadline: min(deadline, slowBodyAt ?? deadline), shouldStop: { head == nil && server.isDraining })
+            }
             switch result {
             case .bytes(let count):
                 decoder.append(scratch[..<count])
                 received += count
+                if let current = body {
+                    body?.received += count
+                    try claimBody(received: current.received + count, limit: current.limit)
+                }
+            case .timedOut where ContinuousClock.now < deadline:
+                throw HTTPError(.requestTimeout, "the request body arrives slower than \(ByteCount.text(settings.minBodyBytesPerSecond)) per second")
             case .timedOut:
-                throw HTTPError(.requestTimeout, "the request did not arrive within \(Self.seconds(server.settings.readTimeout)) (--read-timeout)")
-            case .closed, .stopped:
+                throw HTTPError(.requestTimeout, "the request did not arrive within \(Self.seconds(settings.readTimeout)) (--read-timeout)")
+            case .stopped:
+                throw HTTPError(.serviceUnavailable, "the server is stopping", headers: [("Retry-After", "1")])
+            case .closed:
                 throw Self.clientGone
             }
         }
@@ -76,18 +104,17 @@ struct HTTPConnection {
             if !expectations.isEmpty, expectations != ["100-continue"] {
                 throw HTTPError(.expectationFailed, "only 'Expect: 100-continue' is supported")
             }
+            let bodyLimit: Int
+            switch framing {
+            case .none: bodyLimit = 0
+            case .length(let count): bodyLimit = count
+            case .chunked: bodyLimit = settings.limits.maxBodyBytes
+            }
             do throws(HTTPError) {
                 try service.accept(request)
-                switch framing {
-                case .none: break
-                case .length(let count): reserved = count
-                case .chunked: reserved = server.settings.limits.maxBodyBytes
-                }
-                guard server.reserveBody(reserved) else {
-                    reserved = 0
-                    throw HTTPError(.serviceUnavailable, "the server is receiving as many uploads as it holds at once; try again shortly",
-                                    headers: [("Retry-After", "1")], closesConnection: false)
-                }
+                // A first step of room before the body is read (so a full pool is answered before the
+                // upload); the rest is claimed as the bytes arrive.
+                try claimBody(received: min(1, bodyLimit), limit: bodyLimit)
             } catch {
                 // Refused: a body already on its way (no 100-continue asked) is read past without
                 // being kept, so the client reads the answer and may send its next request on this
@@ -100,6 +127,10 @@ struct HTTPConnection {
                 throw error
             }
             decoder.beginBody(framing)
+            if framing != .none {
+                body = (ContinuousClock.now, decoder.bufferedByteCount, bodyLimit)
+                try claimBody(received: decoder.bufferedByteCount, limit: bodyLimit)
+            }
             if framing != .none, request.expectsContinue, request.minorVersion >= 1 {
                 guard stream.write(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)) else { throw Self.clientGone }
             }
@@ -128,6 +159,9 @@ struct HTTPConnection {
         let written = stream.write(bytes)
         service.didAnswer(HTTPExchange(peer: stream.peer, head: head, status: response.status, bytesReceived: received,
                                        bytesSent: written ? bytes.count : 0, duration: Self.seconds(since: started)))
+        // Answered: the body's room goes back before any lingering close.
+        server.bodies.release(claimed, for: stream.host)
+        claimed = 0
         guard written, !closing else {
             // An error may leave part of the request unread: linger so the client reads the answer.
             if written { stream.closeLingering() }
@@ -138,6 +172,24 @@ struct HTTPConnection {
 
     /// Marks a request the client abandoned (closed or reset mid-request): nothing is answered.
     private static let clientGone = HTTPError(HTTPStatus(499), "the client closed the connection")
+
+    /// Room claimed for a body at a time (so a large upload takes the pool's lock every 64 KiB at most).
+    private static let claimStep = 64 * 1024
+
+    /// The 503 for a body the pool has no room for; before the body, the connection may go on.
+    private static func noRoom(_ refusal: BodyPool.Refusal, settings: HTTPServer.Settings, beforeBody: Bool) -> HTTPError {
+        let message = switch refusal {
+        case .full: "the server is receiving as many uploads as it holds at once; try again shortly"
+        case .clientShare: "this client is sending as many uploads at once as one client may (\(ByteCount.text(settings.bodyBudgetPerClient))); "
+            + "send the next once one is answered"
+        }
+        return HTTPError(.serviceUnavailable, message, headers: [("Retry-After", "1")], closesConnection: !beforeBody)
+    }
+
+    /// The time `bytes` take at `rate` bytes per second.
+    private static func duration(bytes: Int, at rate: Int) -> Duration {
+        .milliseconds(Int64(Double(bytes) / Double(max(rate, 1)) * 1000))
+    }
 
     private static func seconds(since start: ContinuousClock.Instant) -> Double {
         let elapsed = ContinuousClock.now - start

@@ -8,7 +8,9 @@ public struct HTTPLimits: Sendable, Equatable {
     public var maxHeaderBytes = 32 * 1024
     /// Largest body, bytes (after chunked decoding); larger → 413.
     public var maxBodyBytes = 32 * 1_000_000
+    /// Most trailer fields after a chunked body (read and dropped); more → 431.
+    public var maxTrailerFieldCount = 8
 
-    /// The defaults: 8 KiB request line, 100 fields, 32 KiB head, 32 MB body.
+    /// The defaults: 8 KiB request line, 100 fields, 32 KiB head, 32 MB body, 8 trailer fields.
     public init() {}
 }

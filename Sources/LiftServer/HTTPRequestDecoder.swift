@@ -64,19 +64,23 @@ public struct HTTPRequestDecoder: Sendable {
         switch framing {
         case .none: body = nil
         case .length(let count): body = keep ? .length(remaining: count, received: []) : .skipped(remaining: count)
-        case .chunked: body = .chunked(ChunkedBodyDecoder(maxBodyBytes: limits.maxBodyBytes, maxTrailerBytes: limits.maxHeaderBytes, keep: keep))
+        case .chunked:
+            body = .chunked(ChunkedBodyDecoder(maxBodyBytes: limits.maxBodyBytes, maxTrailerBytes: limits.maxHeaderBytes,
+                                               maxTrailerFields: limits.maxTrailerFieldCount, keep: keep))
         }
     }
 
     /// The body begun with `beginBody`, once all of it has arrived ([] for none), else nil.
     /// - Throws: 400 for malformed chunked coding, 413 when it grows over `maxBodyBytes`, 431 for
-    ///   oversized trailers.
+    ///   oversized trailers or more than `maxTrailerFieldCount` of them.
     public mutating func nextBody() throws(HTTPError) -> [UInt8]? {
         guard let state = body else { return [] }
         switch state {
         case .length(let remaining, var received):
+            // The state's copy is dropped first, so the body grows in place; it grows with what has
+            // arrived, never to the declared length before the bytes do.
+            body = nil
             let count = min(remaining, buffer.count - start)
-            if received.isEmpty { received.reserveCapacity(remaining) }
             received.append(contentsOf: buffer[start..<start + count])
             start += count
             scanned = start
@@ -187,7 +191,7 @@ public struct HTTPRequestDecoder: Sendable {
     }
 
     /// RFC 9110 `tchar`: the bytes a method or field name may hold.
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
+    static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
         case 48...57, 65...90, 97...122: true
         case 33, 35, 36, 37, 38, 39, 42, 43, 45, 46, 94, 95, 96, 124, 126: true

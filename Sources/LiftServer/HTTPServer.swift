@@ -5,10 +5,13 @@ import Synchronization
 /// (blocked in `poll` while idle, so a slow client costs a socket and a sleeping thread, never a
 /// worker), requests on a connection are read, answered and kept alive in order.
 ///
-/// Limits: `HTTPLimits` on every request; `maxConnections` open at once (more get 503 and are
-/// closed); the whole request must arrive within `readTimeout` of its first byte (else 408); a
-/// kept-alive connection waits `idleTimeout` for its next request; a client that stops reading
-/// its answer is dropped after `writeTimeout`.
+/// Limits: `HTTPLimits` on every request; `maxConnections` open at once (more are answered by the
+/// `OverflowResponder`'s one thread: a health check its answer, anything else 503); the whole
+/// request must arrive within `readTimeout` of its first byte (else 408), its body at least
+/// `minBodyBytesPerSecond` after a few seconds; bodies claim room in a shared pool as their bytes
+/// arrive, within a share per client address; a kept-alive connection waits `idleTimeout` for its
+/// next request; a client that stops reading its answer is dropped after `writeTimeout`. A
+/// connection whose thread cannot start is answered 503, closed and not counted.
 public final class HTTPServer: Sendable {
     /// Where and how the server listens.
     public struct Settings: Sendable {
@@ -26,16 +29,28 @@ public final class HTTPServer: Sendable {
         public var idleTimeout: Duration = .seconds(15)
         /// Time a client may take to read what it is sent before it is dropped.
         public var writeTimeout: Duration = .seconds(30)
-        /// Bytes of request bodies held at once, across connections, from the head until the answer
-        /// (a `Content-Length` body reserves its length, a chunked one `maxBodyBytes`); a request that
-        /// does not fit is answered 503 before its body is read. `nil`: 8 × `limits.maxBodyBytes`.
+        /// Bytes of request bodies held at once, across connections, from the head until the answer,
+        /// claimed as they arrive (a request that finds no room is answered 503: before its body when
+        /// the pool is full at its head, else as soon as its body passes the room left).
+        /// `nil`: 8 × `limits.maxBodyBytes`.
         public var maxBufferedBodyBytes: Int?
+        /// The part of `maxBufferedBodyBytes` the uploads of one client address may hold at once.
+        /// `nil`: a quarter of it, at least `limits.maxBodyBytes`.
+        public var maxBufferedBodyBytesPerClient: Int?
+        /// The slowest a body may arrive on average, bytes per second, once `bodyRateGrace` has
+        /// passed since its head (else 408, so a stalled upload gives its room back early).
+        public var minBodyBytesPerSecond = 16 * 1024
+        /// Time a body may take before its rate is checked.
+        public var bodyRateGrace: Duration = .seconds(5)
 
-        /// The defaults: 127.0.0.1:7000, 256 connections, 30 s read, 15 s idle, 30 s write, 8 bodies.
+        /// The defaults: 127.0.0.1:7000, 256 connections, 30 s read, 15 s idle, 30 s write, 8 bodies
+        /// (2 per client address), 16 KiB/s.
         public init() {}
 
         /// `maxBufferedBodyBytes` or its default.
         var bodyBudget: Int { maxBufferedBodyBytes ?? 8 * limits.maxBodyBytes }
+        /// `maxBufferedBodyBytesPerClient` or its default.
+        var bodyBudgetPerClient: Int { maxBufferedBodyBytesPerClient ?? max(limits.maxBodyBytes, bodyBudget / 4) }
     }
 
     /// The settings served with.
@@ -45,19 +60,33 @@ public final class HTTPServer: Sendable {
     /// The port bound (the one the system chose when `settings.port` is 0).
     public let port: Int
     private let state = Mutex(State())
+    /// Room for request bodies, shared by every connection.
+    package let bodies: BodyPool
+    /// Answers the connections over `maxConnections`, on its own thread, once started.
+    private let overflow = Mutex<OverflowResponder?>(nil)
 
     private struct State {
         var openConnections = 0
-        var bufferedBodyBytes = 0
         var draining = false
         var acceptEnded = false
     }
 
+    /// Starts a connection's thread (`DetachedThread.start`; tests make it fail as a thread limit would).
+    private let startThread: @Sendable (String, @escaping @Sendable () -> Void) -> Bool
+
     /// Binds and listens; call `start()` to begin accepting.
     /// - Throws: `ServerError` when the address cannot be resolved or bound.
-    public init(settings: Settings, service: any HTTPService) throws(ServerError) {
+    public convenience init(settings: Settings, service: any HTTPService) throws(ServerError) {
+        try self.init(settings: settings, service: service, startThread: { DetachedThread.start(name: $0, $1) })
+    }
+
+    /// `init(settings:service:)` with the function that starts connection threads.
+    package init(settings: Settings, service: any HTTPService,
+                 startThread: @escaping @Sendable (String, @escaping @Sendable () -> Void) -> Bool) throws(ServerError) {
         self.settings = settings
         self.service = service
+        self.startThread = startThread
+        bodies = BodyPool(capacity: settings.bodyBudget, perClient: settings.bodyBudgetPerClient)
         (listener, port) = try Self.listen(host: settings.host, port: settings.port)
     }
 
@@ -67,23 +96,30 @@ public final class HTTPServer: Sendable {
     /// Whether `stop` has been called.
     public var isDraining: Bool { state.withLock { $0.draining } }
 
-    /// Reserves room for a body of `bytes`; false when the bodies held now leave too little.
-    func reserveBody(_ bytes: Int) -> Bool {
-        state.withLock { state in
-            guard state.bufferedBodyBytes + bytes <= settings.bodyBudget else { return false }
-            state.bufferedBodyBytes += bytes
-            return true
+    /// Starts the accepting thread and the one that answers connections over the limit.
+    /// - Throws: `ServerError.cannotStartThread` when the system cannot start them.
+    public func start() throws(ServerError) {
+        let responder = try OverflowResponder(answer: { [self] head in overflowAnswer(to: head) },
+                                              didAnswer: { [service] in service.didAnswer($0) })
+        overflow.withLock { $0 = responder }
+        guard DetachedThread.start(name: "lift-serve-accept", { [self] in acceptLoop() }) else {
+            responder.stop()
+            throw .cannotStartThread(reason: "the system refused a new thread (ulimit -u or the container's pids limit)")
         }
     }
 
-    /// Returns a reservation made by `reserveBody`.
-    func releaseBody(_ bytes: Int) { state.withLock { $0.bufferedBodyBytes -= bytes } }
+    /// The answer to a request on a connection over `maxConnections`: the service's, when it has
+    /// one that costs nothing (a health check), else 503.
+    private func overflowAnswer(to head: HTTPRequestHead?) -> HTTPResponse {
+        var response = head.flatMap { service.overflowResponse(to: $0) } ?? .error(busy)
+        service.decorate(&response, for: head)
+        return response
+    }
 
-    /// Starts the accepting thread.
-    public func start() {
-        let thread = Thread { [self] in acceptLoop() }
-        thread.name = "lift-serve-accept"
-        thread.start()
+    /// The 503 for a connection the server has no slot for.
+    private var busy: HTTPError {
+        HTTPError(.serviceUnavailable, "the server has \(settings.maxConnections) connections open; try again shortly",
+                  headers: [("Retry-After", "1")])
     }
 
     /// Stops accepting, lets every request being read or processed finish and be answered, closes
@@ -91,6 +127,7 @@ public final class HTTPServer: Sendable {
     /// (true: all finished).
     public func stop(timeout: Duration) -> Bool {
         state.withLock { $0.draining = true }
+        overflow.withLock { $0?.stop() }
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if state.withLock({ $0.openConnections == 0 && $0.acceptEnded }) { return true }
@@ -112,7 +149,11 @@ public final class HTTPServer: Sendable {
             let descriptor = withUnsafeMutablePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(listener, $0, &length) }
             }
-            guard descriptor >= 0 else { continue }
+            guard descriptor >= 0 else {
+                // Out of descriptors: the backlog waits (a busy loop would keep the listener readable).
+                if errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM { usleep(20_000) }
+                continue
+            }
             _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
             let stream = SocketStream(descriptor: descriptor, peer: Self.describe(address), writeTimeout: settings.writeTimeout)
             let admitted = state.withLock { state -> Bool in
@@ -121,28 +162,35 @@ public final class HTTPServer: Sendable {
                 return true
             }
             guard admitted else {
-                var response = HTTPResponse.error(HTTPError(.serviceUnavailable, "the server has \(settings.maxConnections) connections open; try again shortly",
-                                                            headers: [("Retry-After", "1")]))
-                service.decorate(&response, for: nil)
-                // Answered here; the lingering close runs elsewhere so a flood cannot stall accepting.
-                let bytes = response.head(closing: true) + response.body
-                DispatchQueue.global().async { [service] in
-                    let written = stream.write(bytes)
-                    service.didAnswer(HTTPExchange(peer: stream.peer, head: nil, status: .serviceUnavailable, bytesReceived: 0,
-                                                   bytesSent: written ? bytes.count : 0, duration: 0))
-                    stream.closeLingering(linger: .seconds(1))
-                }
+                if overflow.withLock({ $0?.take(stream) }) != true { refuseAtOnce(stream) }
                 continue
             }
-            let thread = Thread { [self] in
+            let started = startThread("lift-serve-conn") { [self] in
                 HTTPConnection(stream: stream, server: self, service: service).run()
                 stream.closeNow()
                 state.withLock { $0.openConnections -= 1 }
             }
-            thread.stackSize = 4 << 20
-            thread.name = "lift-serve-connection"
-            thread.start()
+            if !started {
+                state.withLock { $0.openConnections -= 1 }
+                refuseAtOnce(stream)
+            }
         }
+    }
+
+    /// Answers without waiting and closes, for a connection nothing else can take (the overflow
+    /// thread is full, or no thread could be started for it): a request head already there gets
+    /// the overflow answer (a health check its answer), anything else 503.
+    private func refuseAtOnce(_ stream: SocketStream) {
+        var arrived = [UInt8](repeating: 0, count: 8 * 1024)
+        let count = max(0, stream.receiveWithoutWaiting(into: &arrived))
+        var decoder = HTTPRequestDecoder()
+        decoder.append(arrived[..<count])
+        let head = (try? decoder.nextHead()) ?? nil
+        let response = overflowAnswer(to: head)
+        let bytes = response.head(closing: true) + (head?.method == "HEAD" ? [] : response.body)
+        let sent = stream.sendWithoutWaiting(bytes)
+        stream.closeNow()
+        service.didAnswer(HTTPExchange(peer: stream.peer, head: head, status: response.status, bytesReceived: count, bytesSent: sent, duration: 0))
     }
 
     /// A listening socket bound to `host:port`, and the port bound.
@@ -210,11 +258,14 @@ public enum ServerError: Error, Equatable, CustomStringConvertible {
     case invalidAddress(host: String, port: Int, reason: String)
     /// Binding or listening failed (the port is taken, or needs privileges).
     case cannotListen(host: String, port: Int, reason: String)
+    /// A thread the server needs could not be started.
+    case cannotStartThread(reason: String)
 
     public var description: String {
         switch self {
         case .invalidAddress(let host, let port, let reason): "cannot listen on \(host):\(port): \(reason)"
         case .cannotListen(let host, let port, let reason): "cannot listen on \(host):\(port): \(reason)"
+        case .cannotStartThread(let reason): "cannot start the server's threads: \(reason)"
         }
     }
 }

@@ -14,6 +14,16 @@ public protocol HTTPService: Sendable {
 
     /// Called once per answered request, after its response was written (or failed to be).
     func didAnswer(_ exchange: HTTPExchange)
+
+    /// The answer to a request that arrived on a connection over the server's limit, when it costs
+    /// nothing and reads no body (a health check), else nil (the server answers 503). Called on the
+    /// one thread that answers such connections: it must not block.
+    func overflowResponse(to head: HTTPRequestHead) -> HTTPResponse?
+}
+
+extension HTTPService {
+    /// None: every request over the connection limit gets 503.
+    public func overflowResponse(to head: HTTPRequestHead) -> HTTPResponse? { nil }
 }
 
 /// One answered request, as access logs and metrics see it.

@@ -91,9 +91,7 @@ public final class LiftService: HTTPService {
     public func decorate(_ response: inout HTTPResponse, for head: HTTPRequestHead?) {
         response.headers.append(("Server", "lift/\(LiftVersion.string)"))
         response.headers.append(("X-Content-Type-Options", "nosniff"))
-        guard let origin = head?.headers["Origin"], configuration.corsOrigins.contains(origin) else { return }
-        response.headers += [("Access-Control-Allow-Origin", origin), ("Vary", "Origin"),
-                             ("Access-Control-Expose-Headers", "X-Lift-Subjects, X-Lift-Kept, Server-Timing")]
+        response.headers += cors.responseHeaders(for: head)
     }
 
     public func didAnswer(_ exchange: HTTPExchange) {
@@ -101,15 +99,26 @@ public final class LiftService: HTTPService {
         log.record(exchange)
     }
 
+    /// `/healthz` is answered even on a connection over the limit: a probe must not fail because a
+    /// flood holds every connection.
+    public func overflowResponse(to head: HTTPRequestHead) -> HTTPResponse? {
+        guard head.path == "/healthz", head.method == "GET" || head.method == "HEAD" else { return nil }
+        return respond(to: head, body: [])
+    }
+
     /// Runs one photo through the queue and the pipeline.
     private func process(_ head: HTTPRequestHead, body: [UInt8], product: CutoutService.Product) throws(HTTPError) -> HTTPResponse {
         var fields = head.query
         var photo = body
         var name = "the photo"
-        if let type = head.headers["Content-Type"], let boundary = MultipartForm.boundary(contentType: type) {
+        if let type = head.headers["Content-Type"], let boundary = try MultipartForm.boundary(contentType: type) {
             let form = try MultipartForm(body: body, boundary: boundary)
             for part in form.parts where part.name != "file" {
                 fields.append((part.name, String(decoding: part.data, as: UTF8.self)))
+            }
+            let files = form.parts.count { $0.name == "file" }
+            guard files <= 1 else {
+                throw HTTPError(.badRequest, "the form has \(files) fields named 'file'; send one photo per request", closesConnection: false)
             }
             guard let file = form.part("file") else {
                 throw HTTPError(.badRequest, "the form has no field 'file' holding the photo", closesConnection: false)
@@ -127,6 +136,14 @@ public final class LiftService: HTTPService {
         guard !photo.isEmpty else {
             throw HTTPError(.badRequest, "the request has no photo; send its bytes as the body or as the form field 'file'", closesConnection: false)
         }
+        // The photo's memory is reserved from the process's one budget before it takes a worker: a
+        // photo that does not fit beside those in work waits here, on its connection's thread.
+        guard let memory = SharedMemoryBudget.shared.reserve(forImage: photo, limits: configuration.limits,
+                                                             waitingAtMost: configuration.memoryPatience) else {
+            throw HTTPError(.serviceUnavailable, "the photos in work hold the server's memory budget (\(MemoryBudget.size(configuration.limits.maxMemoryBytes))); "
+                            + "try again shortly", headers: [("Retry-After", "5")], closesConnection: false)
+        }
+        defer { memory.release() }
         let result: Result<HTTPResponse, HTTPError>? = scheduler.run {
             do throws(HTTPError) {
                 return .success(try cutouts.process(photo: photo, name: name, options: options, product: product))
@@ -142,15 +159,12 @@ public final class LiftService: HTTPService {
     /// or to a plain `OPTIONS`.
     private func preflight(_ head: HTTPRequestHead) throws(HTTPError) -> HTTPResponse {
         let allow = Self.routes[head.path].map { ($0 + ["OPTIONS"]).joined(separator: ", ") } ?? "GET, HEAD, POST, OPTIONS"
-        guard let origin = head.headers["Origin"], head.headers["Access-Control-Request-Method"] != nil else {
-            return HTTPResponse(.noContent, headers: [("Allow", allow)])
-        }
-        guard configuration.corsOrigins.contains(origin) else {
-            throw HTTPError(.forbidden, "origin \(origin) may not call this server from a browser (lift serve --cors-origin)", closesConnection: false)
-        }
-        return HTTPResponse(.noContent, headers: [("Access-Control-Allow-Methods", allow), ("Access-Control-Allow-Headers", "Authorization, Content-Type"),
-                                                  ("Access-Control-Max-Age", "600")])
+        guard CORSPolicy.isPreflight(head) else { return HTTPResponse(.noContent, headers: [("Allow", allow)]) }
+        return HTTPResponse(.noContent, headers: try cors.preflightHeaders(for: head, methods: allow))
     }
+
+    /// The origins and request headers `--cors-origin` and `--cors-header` allow.
+    private var cors: CORSPolicy { CORSPolicy(origins: configuration.corsOrigins, extraHeaders: configuration.corsHeaders) }
 
     private static func busy(_ scheduler: WorkScheduler) -> HTTPError {
         HTTPError(.serviceUnavailable, "the server is busy (\(scheduler.workers) photos in work, \(scheduler.queueCapacity) waiting); try again shortly",

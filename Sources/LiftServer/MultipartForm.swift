@@ -15,7 +15,9 @@ package struct MultipartForm: Sendable {
     package func part(_ name: String) -> Part? { parts.first { $0.name == name } }
 
     /// The boundary of a `multipart/form-data; boundary=…` content type, or nil for another type.
-    package static func boundary(contentType: String) -> String? {
+    /// - Throws: 400 for `multipart/form-data` without a boundary of 1–70 bytes (its body could not
+    ///   be split into fields).
+    package static func boundary(contentType: String) throws(HTTPError) -> String? {
         let pieces = contentType.split(separator: ";").map { $0.trimmingASCIISpaces }
         guard let type = pieces.first, type.caseInsensitiveEquals("multipart/form-data") else { return nil }
         for piece in pieces.dropFirst() {
@@ -23,9 +25,10 @@ package struct MultipartForm: Sendable {
             guard pair.count == 2, pair[0].trimmingASCIISpaces.caseInsensitiveEquals("boundary") else { continue }
             var value = pair[1].trimmingASCIISpaces
             if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
-            return (1...70).contains(value.utf8.count) ? value : nil
+            if (1...70).contains(value.utf8.count) { return value }
         }
-        return nil
+        throw HTTPError(.badRequest, "a multipart/form-data body needs a boundary parameter of 1 to 70 characters in its Content-Type",
+                        closesConnection: false)
     }
 
     /// Parses `body` delimited by `boundary`.

@@ -14,12 +14,18 @@ public struct ServeConfiguration: Sendable {
     public var workers = 2
     /// Photos that may wait for a worker before requests are refused with 503.
     public var queueCapacity = 32
-    /// Size and memory limits each photo is checked against before it is decoded.
+    /// Size and memory limits each photo is checked against before it is decoded; its
+    /// `maxMemoryBytes` is also the budget all photos in work share (`SharedMemoryBudget`).
     public var limits = DecodingLimits.default
+    /// How long a photo waits for the photos in work to leave it room in the memory budget before
+    /// it is answered 503.
+    public var memoryPatience: Duration = .seconds(30)
     /// The bearer token `/api/*` and `/metrics` require, when set.
     public var token: String?
-    /// Origins allowed to call the API from a browser (CORS); none by default.
+    /// Origins allowed to call the API from a browser (CORS), `*` for any; none by default.
     public var corsOrigins: [String] = []
+    /// Request headers a browser may send besides `CORSPolicy.safeHeaders` (`--cors-header`).
+    public var corsHeaders: [String] = []
     /// Access-log lines as text or JSON.
     public var logFormat = LogFormat.text
     /// How long SIGTERM waits for requests in flight before exiting anyway.

@@ -69,6 +69,29 @@ package final class SocketStream: Sendable {
         }
     }
 
+    /// Reads what has arrived into `buffer` without waiting: the count, 0 when the client closed its
+    /// side (or the connection failed), -1 when nothing is there now.
+    func receiveWithoutWaiting(into buffer: inout [UInt8]) -> Int {
+        let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+        if count >= 0 { return count }
+        return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? -1 : 0
+    }
+
+    /// Sends what of `bytes` the socket's buffer takes now, without waiting; returns how many.
+    func sendWithoutWaiting(_ bytes: [UInt8]) -> Int {
+        let sent = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+        return max(0, sent)
+    }
+
+    /// Stops sending (the client reads the end of the answer); reading goes on.
+    func shutdownSending() { shutdown(descriptor, Int32(SHUT_WR)) }
+
+    /// The client's address without its port (`127.0.0.1`, `::1`), whose uploads share one part of the body budget.
+    var host: String {
+        guard let colon = peer.lastIndex(of: ":") else { return peer }
+        return String(peer[..<colon])
+    }
+
     /// Closes after an error answer whose request body may still be arriving: stops sending, reads and
     /// drops what the client still sends (so the kernel does not reset the connection and lose the
     /// answer before the client read it) for at most `linger`, then closes.

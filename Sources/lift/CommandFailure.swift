@@ -3,9 +3,9 @@ import Foundation
 import Lift
 import LiftCLI
 
-/// Prints `lift COMMAND: message` and the usage line to standard error; returns exit code 2.
+/// Prints `lift COMMAND: message` (escaped: `TerminalText`) and the usage line to standard error; returns exit code 2.
 func usageFailure(_ command: String, _ message: String) -> Int32 {
-    reportOnStandardError("lift \(command): \(message)\nRun 'lift \(command) --help' for usage.\n")
+    reportOnStandardError("lift \(command): \(TerminalText.escaped(message))\nRun 'lift \(command) --help' for usage.\n")
     return 2
 }
 
@@ -14,11 +14,11 @@ func printHelp(_ text: String) -> Int32 {
     HelpText.emit(text, write: { bytes in try StandardStream.write(bytes, to: STDOUT_FILENO) }, report: reportOnStandardError)
 }
 
-/// Prints `lift COMMAND: <the error's sentence>` to standard error, naming `path` unless the error
-/// already does (`LiftError`s carry their path); returns exit code 1.
+/// Prints `lift COMMAND: <the error's sentence>` (escaped: `TerminalText`) to standard error, naming
+/// `path` unless the error already does (`LiftError`s carry their path); returns exit code 1.
 func commandFailure(_ command: String, _ error: Error, path: String? = nil) -> Int32 {
     let named = error is LiftError || path == nil ? "\(error)" : "\(path == "-" ? "<stdin>" : path ?? ""): \(error)"
-    reportOnStandardError("lift \(command): \(named)\n")
+    reportOnStandardError("lift \(command): \(TerminalText.escaped(named))\n")
     return 1
 }
 

@@ -31,20 +31,19 @@ func runConvert(_ arguments: [String]) -> Int32 {
     let force = parsed.flag("force")
     guard parsed.positionals.count == 2 else { return usageFailure("convert", "expected INPUT and OUTPUT.png") }
     let (input, output) = (parsed.positionals[0], parsed.positionals[1])
-    let outputExtension = URL(fileURLWithPath: output).pathExtension.lowercased()
+    let outputExtension = PathText.fileExtension(of: output)
     if output != "-", !outputExtension.isEmpty, outputExtension != "png" {
         return usageFailure("convert", "\(output): convert writes PNG only; name the output .png")
     }
-    if input != "-", output != "-", URL(fileURLWithPath: input).standardizedFileURL.resolvingSymlinksInPath()
-        == URL(fileURLWithPath: output).standardizedFileURL.resolvingSymlinksInPath() {
+    if input != "-", output != "-", LocalFileSystem().canonicalPath(input) == LocalFileSystem().canonicalPath(output) {
         return usageFailure("convert", "\(output) is the input; Lift never overwrites an input")
     }
     if output != "-" {
-        for removed in AtomicFile.removeStaleTemporaryFiles(in: (output as NSString).deletingLastPathComponent) {
-            reportOnStandardError("lift convert: removed \(removed), a temporary file left by an interrupted run\n")
+        for removed in AtomicFile.removeStaleTemporaryFiles(in: PathText.directory(of: output)) {
+            reportOnStandardError("lift convert: removed \(TerminalText.escaped(removed)), a temporary file left by an interrupted run\n")
         }
         // Checked here to fail before decoding; the write itself refuses to replace a file created meanwhile.
-        if !force, FileManager.default.fileExists(atPath: output) || isSymbolicLink(output) {
+        if !force, Directories.exists(output) {  // a dangling symbolic link too
             return outputExists(output)
         }
     }
@@ -100,12 +99,7 @@ private let convertHelp = HelpText.subcommand(
 
 /// Reports that `output` exists and is kept; returns exit code 1, as the cut-out action does.
 private func outputExists(_ output: String) -> Int32 {
-    reportOnStandardError("lift convert: \(output) exists (use --force to replace it)\n")
+    reportOnStandardError("lift convert: \(TerminalText.escaped(output)) exists (use --force to replace it)\n")
     return 1
 }
 
-/// Whether `path` is a symbolic link (dangling ones included, which `fileExists` does not see).
-private func isSymbolicLink(_ path: String) -> Bool {
-    var status = stat()
-    return lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFLNK
-}

@@ -26,38 +26,37 @@ func runImport(_ arguments: [String]) -> Int32 {
     guard parsed.positionals.count == 1 else { return usageFailure("import", "expected one MODEL.onnx") }
     let input = parsed.positionals[0]
     guard let output = try? parsed.value("output") else { return usageFailure("import", "name the Lift model file with -o NAME.safetensors") }
-    guard URL(fileURLWithPath: output).pathExtension.lowercased() == "safetensors" else {
+    guard PathText.fileExtension(of: output) == "safetensors" else {
         return usageFailure("import", "\(output): a Lift model file is named .safetensors")
     }
     let force = parsed.flag("force")
-    for removed in AtomicFile.removeStaleTemporaryFiles(in: (output as NSString).deletingLastPathComponent) {
-        reportOnStandardError("lift import: removed \(removed), a temporary file left by an interrupted run\n")
+    for removed in AtomicFile.removeStaleTemporaryFiles(in: PathText.directory(of: output)) {
+        reportOnStandardError("lift import: removed \(TerminalText.escaped(removed)), a temporary file left by an interrupted run\n")
     }
-    if !force, FileManager.default.fileExists(atPath: output) {
-        reportOnStandardError("lift import: \(output) exists (use --force to replace it)\n")
+    if !force, Directories.exists(output) {
+        reportOnStandardError("lift import: \(TerminalText.escaped(output)) exists (use --force to replace it)\n")
         return 1
     }
     do {
-        let url = URL(fileURLWithPath: input)
         let bytes = try ImageIO.readFile(input, maxBytes: WeightLimits.default.maxFileBytes)
         let conversion = try ONNXConversion(model: try ONNXModel(bytes: bytes),
-                                            preset: preset ?? RembgPreset.forModel(url.deletingPathExtension().lastPathComponent),
+                                            preset: preset ?? RembgPreset.forModel(PathText.stem(of: input)),
                                             output: try parsed.value("output-name"))
         let precision: SafeTensorsWriter.Precision = parsed.flag("f16") ? .f16 : .f32
-        let provenance = "Imported by lift \(LiftVersion.string) (lift import\(parsed.flag("f16") ? " --f16" : "")) from \(url.lastPathComponent), "
+        let provenance = "Imported by lift \(LiftVersion.string) (lift import\(parsed.flag("f16") ? " --f16" : "")) from \(PathText.name(of: input)), "
             + "sha256 \(SHA256.hex(bytes)); preset \(conversion.preset.name)"
         let file = try conversion.fileBytes(precision: precision, provenance: provenance)
-        // Loading it back checks the graph as every later run will.
-        _ = try Model(bytes: file)
+        // Loading it back checks the graph, and its output, as every later run will.
+        try conversion.checkMaskOutput(of: try Model(bytes: file))
         try AtomicFile.write(file, to: output, overwrite: force)
         let presetNote = conversion.presetRecognised ? "" : " (the default: the file's name is not one of rembg's; choose with --preset)"
-        reportOnStandardError("lift import: wrote \(output): \(conversion.imported.nodeCount) nodes, "
+        reportOnStandardError("lift import: wrote \(TerminalText.escaped(output)): \(conversion.imported.nodeCount) nodes, "
             + "\(conversion.imported.foldedBatchNormalizations) BatchNormalizations folded, \(conversion.parameterCount) parameters in \(precision.rawValue), "
             + "\(file.count) bytes; input \(conversion.spec.width)×\(conversion.spec.height), output \(conversion.imported.outputName), "
             + "preset \(conversion.preset.name)\(presetNote)\n")
         return 0
     } catch let error as AtomicFile.WriteError where error.reason == "file exists" {
-        reportOnStandardError("lift import: \(output) exists (use --force to replace it)\n")
+        reportOnStandardError("lift import: \(TerminalText.escaped(output)) exists (use --force to replace it)\n")
         return 1
     } catch let error as AtomicFile.WriteError {
         return commandFailure("import", error)

@@ -22,6 +22,8 @@ func runInfo(_ arguments: [String]) -> Int32 {
         switch ImageFormat.sniff(bytes) {
         case .png: lines = try pngLines(bytes)
         case .jpeg: lines = try jpegLines(bytes)
+        case .gif: lines = try gifLines(bytes)
+        case .webp: lines = try webpLines(bytes)
         case nil where path.lowercased().hasSuffix(".onnx"): lines = try onnxLines(bytes)
         case nil: throw ImageIOError.unknownFormat(leadingBytes: Array(bytes.prefix(8)))
         }
@@ -110,6 +112,29 @@ private func jpegLines(_ bytes: [UInt8]) throws -> [String] {
         "scans: \(info.scanCount)",
         "restart interval: \(info.restartInterval)",
         orientationLine(jpeg.orientation, width: jpeg.storedWidth, height: jpeg.storedHeight),
+        "metadata: \(metadata.isEmpty ? "none" : metadata.joined(separator: ", "))",
+    ]
+}
+
+/// `lift info` for a GIF: the canvas size and the frame count.
+private func gifLines(_ bytes: [UInt8]) throws -> [String] {
+    let info = try GIFDecoder.readInfo(bytes)
+    return ["format: GIF", "size: \(info.width)x\(info.height)", "frames: \(info.frameCount)"]
+}
+
+/// `lift info` for a WebP: the stored size, compression, alpha, frames, orientation and metadata.
+private func webpLines(_ bytes: [UInt8]) throws -> [String] {
+    let webp = try WebPDecoder.decode(bytes, options: .init(applyOrientation: false))
+    var metadata: [String] = []
+    if let exif = webp.exif { metadata.append("EXIF (\(exif.count) bytes)") }
+    if let icc = webp.iccProfile { metadata.append("ICC profile (\(icc.count) bytes)") }
+    return [
+        "format: WebP",
+        "size: \(webp.storedWidth)x\(webp.storedHeight)",
+        "compression: \(webp.info.compression.rawValue)",
+        "alpha: \(webp.info.hasAlpha ? "yes" : "no")",
+        "frames: \(max(webp.info.frameCount, 1))" + (webp.info.frameCount > 1 ? " (the first is shown)" : ""),
+        orientationLine(webp.orientation, width: webp.storedWidth, height: webp.storedHeight),
         "metadata: \(metadata.isEmpty ? "none" : metadata.joined(separator: ", "))",
     ]
 }

@@ -29,25 +29,26 @@ func runServe(_ arguments: [String]) -> Int32 {
         service = try LiftService(configuration: configuration, writeLog: { reportOnStandardError($0) })
         server = try HTTPServer(settings: configuration.http, service: service)
     } catch {
-        reportOnStandardError("lift serve: \(error)\n")
+        reportOnStandardError("lift serve: \(TerminalText.escaped("\(error)"))\n")
         return 1
     }
     service.attach(to: server)
 
-    // SIGTERM and Ctrl-C drain; a second Ctrl-C ends at once.
+    // SIGTERM and Ctrl-C drain; a second Ctrl-C ends at once; SIGHUP ends as it would have. Handled
+    // on a thread of their own, so no flood or busy worker delays them.
     let stopRequested = DispatchSemaphore(value: 0)
-    var sources: [any DispatchSourceSignal] = []
-    for number in [SIGTERM, SIGINT] {
-        signal(number, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-        source.setEventHandler {
-            if server.isDraining, number == SIGINT { exit(130) }
-            stopRequested.signal()
-        }
-        source.resume()
-        sources.append(source)
+    let watching = SignalCleanup.watch { number in
+        if number == SIGHUP { AtomicFile.removeTemporaryFiles(thenRaise: number) }
+        if server.isDraining, number == SIGINT { exit(130) }
+        stopRequested.signal()
     }
-    server.start()
+    do {
+        guard watching else { throw ServerError.cannotStartThread(reason: "the signal-handling thread could not be started") }
+        try server.start()
+    } catch {
+        reportOnStandardError("lift serve: \(TerminalText.escaped("\(error)"))\n")
+        return 1
+    }
     let shown = configuration.http.host.contains(":") ? "[\(configuration.http.host)]" : configuration.http.host
     reportOnStandardError("lift serve: listening on http://\(shown):\(server.port) (model \(service.modelName), \(configuration.quality.rawValue), "
                           + "\(configuration.workers) at once, \(configuration.queueCapacity) queued)\n")
@@ -59,7 +60,6 @@ func runServe(_ arguments: [String]) -> Int32 {
     reportOnStandardError("lift serve: stopping: no new connections, finishing \(server.openConnections) open\n")
     let drained = server.stop(timeout: configuration.drainTimeout)
     reportOnStandardError(drained ? "lift serve: stopped\n" : "lift serve: stopped with requests unfinished after --drain-timeout\n")
-    withExtendedLifetime(sources) {}
     return drained ? 0 : 1
 }
 
@@ -111,10 +111,16 @@ private func serveConfiguration(_ parsed: ParsedArguments, environment: [String:
         configuration.token = token
     }
     for origin in parsed.values["cors-origin"] ?? [] {
-        guard origin.hasPrefix("http://") || origin.hasPrefix("https://"), !origin.dropFirst(8).contains("/") else {
-            throw .invalidValue(option: "--cors-origin", value: origin, expected: "an origin such as https://editor.example.com (scheme, host, optional port)")
+        guard origin == "*" || ((origin.hasPrefix("http://") || origin.hasPrefix("https://")) && !origin.dropFirst(8).contains("/")) else {
+            throw .invalidValue(option: "--cors-origin", value: origin, expected: "an origin such as https://editor.example.com (scheme, host, optional port), or * for any")
         }
         configuration.corsOrigins.append(origin)
+    }
+    for name in parsed.values["cors-header"] ?? [] {
+        guard CORSPolicy.isHeaderName(name) else {
+            throw .invalidValue(option: "--cors-header", value: name, expected: "a header name such as X-Editor-Session")
+        }
+        configuration.corsHeaders.append(name)
     }
     if let format = try parsed.value("log-format") {
         guard let value = ServeConfiguration.LogFormat(rawValue: format) else {
@@ -148,7 +154,8 @@ private let serveOptions: [OptionSpec] = [
     OptionSpec("idle-timeout", value: "SECONDS", help: "time a kept-alive connection waits for its next request (default 15)"),
     OptionSpec("drain-timeout", value: "SECONDS", help: "on SIGTERM, time to finish requests in flight (default 30)"),
     OptionSpec("token", value: "T", help: "require 'Authorization: Bearer T' on /api/* and /metrics (or set LIFT_SERVE_TOKEN)"),
-    OptionSpec("cors-origin", value: "ORIGIN", help: "let a web page from ORIGIN call the API (repeat for several; default none)"),
+    OptionSpec("cors-origin", value: "ORIGIN", help: "let a web page from ORIGIN call the API (repeat for several; * for any, never with cookies; default none)"),
+    OptionSpec("cors-header", value: "NAME", help: "let such pages also send the request header NAME (besides Authorization, Content-Type, traceparent, …)"),
     OptionSpec("log-format", value: "FMT", help: "access log on standard error: text (default) or json"),
     OptionSpec("help", short: "h", help: "show this help"),
 ]

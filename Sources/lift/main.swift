@@ -4,11 +4,13 @@ import LiftCLI
 
 // A closed pipe on standard output (`lift - | head`) is an ordinary end, not a signal death.
 signal(SIGPIPE, SIG_IGN)
+// Before any thread starts: SIGINT, SIGTERM and SIGHUP then wait for the thread that handles them.
+SignalCleanup.block()
 HeapTuning.apply()
 let arguments = Array(CommandLine.arguments.dropFirst())
 // The server drains on SIGTERM instead (ServeCommand); everything else writes files and cleans up.
 if arguments.first == "serve" { exit(runServe(Array(arguments.dropFirst()))) }
-SignalCleanup.install()
+SignalCleanup.installCleanup()
 switch arguments.first {
 case "convert": exit(runConvert(Array(arguments.dropFirst())))
 case "info": exit(runInfo(Array(arguments.dropFirst())))

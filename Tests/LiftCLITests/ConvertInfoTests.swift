@@ -134,7 +134,7 @@ import TestSupport
         let result = try LiftBinary.run(["info", scratch.path("notes.txt")])
         #expect(result.status == 1)
         #expect(result.standardError.contains(scratch.path("notes.txt")))
-        #expect(result.standardError.contains("neither PNG nor JPEG"))
+        #expect(result.standardError.contains("unknown image format"))
         let missing = try LiftBinary.run(["info", scratch.path("absent.png")])
         #expect(missing.status == 1)
         #expect(missing.standardError.contains("absent.png"))

@@ -312,10 +312,11 @@ struct CutoutTests {
     @Test func aSignalWhileAnOutputIsWrittenLeavesNoTemporaryFile() throws {
         let scratch = try scratchWithPhoto()
         defer { scratch.remove() }
-        // A ~270 MB uncompressed canvas, so the temporary file exists long enough to be seen.
+        // A ~60 MB uncompressed canvas (near the 16 Mi-pixel bound a small photo's canvas has), so the
+        // temporary file exists long enough to be seen.
         let process = Process()
         process.executableURL = LiftBinary.url
-        process.arguments = ["person.png", "-o", "big.png", "--model", "person", "--crop", "--margin", "4000", "--png-level", "0", "-q"]
+        process.arguments = ["person.png", "-o", "big.png", "--model", "person", "--crop", "--margin", "1800", "--png-level", "0", "-q"]
         process.currentDirectoryURL = scratch.url
         process.standardError = FileHandle.nullDevice
         try process.run()

@@ -7,7 +7,8 @@ import TestSupport
 @Suite struct ServeCommandTests {
     @Test func usageErrorsExit2() throws {
         for arguments in [["serve", "--port", "70000"], ["serve", "photo.jpg"], ["serve", "--max-body", "lots"],
-                          ["serve", "--quality", "best"], ["serve", "--cors-origin", "*"], ["serve", "--model", "no-such-model"],
+                          ["serve", "--quality", "best"], ["serve", "--cors-origin", "https://editor.example/app"],
+                          ["serve", "--cors-header", "X Bad"], ["serve", "--model", "no-such-model"],
                           ["serve", "--log-format", "xml"], ["serve", "--workers", "0"]] {
             let result = try LiftBinary.run(arguments, timeout: 60)
             #expect(result.status == 2, "\(arguments)")

@@ -10,13 +10,13 @@ import Testing
         #expect(ImageFormat.sniff([0xFF, 0xD8, 0xFF, 0xDB, 0, 0]) == .jpeg)
         #expect(ImageFormat.sniff([0xFF, 0xD8]) == .jpeg)  // a JPEG cut after its SOI: the JPEG decoder explains
         #expect(ImageFormat.sniff([0xFF]) == nil)
-        #expect(ImageFormat.sniff([0x47, 0x49, 0x46, 0x38, 0x39, 0x61]) == nil)
+        #expect(ImageFormat.sniff([0x49, 0x49, 0x2A, 0x00, 0x08, 0x00]) == nil)  // TIFF
         #expect(ImageFormat.sniff([]) == nil)
     }
 
     @Test func decodeNamesWhatItSaw() throws {
-        #expect(throws: ImageIOError.unknownFormat(leadingBytes: [0x47, 0x49, 0x46, 0x38, 0x39, 0x61])) {
-            try ImageIO.decode([0x47, 0x49, 0x46, 0x38, 0x39, 0x61])
+        #expect(throws: ImageIOError.unknownFormat(leadingBytes: [0x49, 0x49, 0x2A, 0x00, 0x08, 0x00])) {
+            try ImageIO.decode([0x49, 0x49, 0x2A, 0x00, 0x08, 0x00])
         }
         let png = try Fixtures.bytes("png/ct6-d08-adam7.png")
         #expect(try ImageIO.decode(png) == PNGDecoder.decode(png).image)

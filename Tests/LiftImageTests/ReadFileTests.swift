@@ -39,6 +39,30 @@ import Testing
         }
     }
 
+    @Test func streamsArriveWholeAcrossChunksAndAreRefusedPastTheCap() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let fifo = scratch.path + "/list"
+        signal(SIGPIPE, SIG_IGN)  // the writer of the refused stream finds its reader gone
+        // 300 kB through a pipe: read in growing chunks (64 KiB, 128 KiB, …) and joined once.
+        let bytes = (0 ..< 300_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }
+        for (cap, expected) in [(1 << 20, bytes as [UInt8]?), (100_000, nil)] {
+            #expect(mkfifo(fifo, 0o600) == 0)
+            defer { unlink(fifo) }
+            let writer = Thread {
+                let fd = open(fifo, O_WRONLY)
+                _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                close(fd)
+            }
+            writer.start()
+            if let expected {
+                #expect(try ImageIO.readFile(fifo, maxBytes: cap, allowPipes: true) == expected)
+            } else {
+                #expect(throws: ImageIOError.fileTooLarge(path: fifo, limit: cap)) { try ImageIO.readFile(fifo, maxBytes: cap, allowPipes: true) }
+            }
+        }
+    }
+
     @Test func errorsCarryTheSystemReason() throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }

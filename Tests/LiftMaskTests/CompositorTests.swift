@@ -161,15 +161,20 @@ import Testing
         let map = FloatMap(width: width, height: height, values: alpha)
         let cleaned = ForegroundEstimation.decontaminated(photo, alpha: map, threads: 2)
         // What a cut-out shows is αF: compare α·(estimate − true F) before (estimate = I) and after.
-        var worstBefore: Float = 0, worstAfter: Float = 0
+        // With the true alpha the estimate moves a pixel 1 − α² of the way to blur fusion's, so where
+        // that is exact α² of the error remains, plus blur fusion's own residual (measured: 8.5 levels
+        // at worst, where α → 0 leans on the local mean).
+        var totalBefore: Float = 0, totalAfter: Float = 0
         for x in 185 ..< 200 {
             let i = (12 * width + x) * 4, a = alpha[12 * width + x]
-            worstBefore = max(worstBefore, a * abs(Float(photo.pixels[i + 2]) - 10), a * abs(Float(photo.pixels[i]) - 220))
-            worstAfter = max(worstAfter, a * abs(Float(cleaned.pixels[i + 2]) - 10), a * abs(Float(cleaned.pixels[i]) - 220))
+            let before = max(a * abs(Float(photo.pixels[i + 2]) - 10), a * abs(Float(photo.pixels[i]) - 220))
+            let after = max(a * abs(Float(cleaned.pixels[i + 2]) - 10), a * abs(Float(cleaned.pixels[i]) - 220))
+            #expect(after <= a * a * before + 9, "x \(x), α \(a): \(before) → \(after)")
+            totalBefore += before
+            totalAfter += after
         }
-        #expect(worstBefore > 50)
-        // Measured: 55 levels before, 8.5 after (the estimate for α → 0 leans on the local mean).
-        #expect(worstAfter < worstBefore / 5, "worst premultiplied channel error after decontamination: \(worstAfter)")
+        #expect(totalBefore > 300)
+        #expect(totalAfter < totalBefore / 2, "premultiplied error over the ramp: \(totalBefore) → \(totalAfter)")
         // Opaque and fully transparent pixels are untouched.
         for x in [10, 300] {
             let i = (12 * width + x) * 4

@@ -73,6 +73,16 @@ import TestSupport
         }
     }
 
+    @Test func anOutputThatCannotBeAMaskIsRefusedAtLoad() throws {
+        let tiny = try ONNXConversion(contentsOf: Fixtures.url("onnx/tiny.onnx"))
+        #expect(throws: ONNXError.unsupportedGraph(reason: "its output \(tiny.imported.outputName) has 8 channels (shape \(TensorShape(n: 1, h: 8, w: 8, c: 8))) "
+                                                   + "for a 8×8 input; a mask has one (choose another output with --output-name)")) {
+            try tiny.checkMaskOutput(of: try tiny.model())
+        }
+        let exported = try ONNXConversion(contentsOf: Fixtures.url("onnx/exported.onnx"))
+        try exported.checkMaskOutput(of: try exported.model())
+    }
+
     @Test func writtenFileLoadsAndRunsLikeTheImport() throws {
         let conversion = try ONNXConversion(contentsOf: Fixtures.url("onnx/exported.onnx"), preset: RembgPreset.named("isnet"))
         #expect(conversion.spec.scaling == .maximum && conversion.spec.outputNormalization == .minmax)

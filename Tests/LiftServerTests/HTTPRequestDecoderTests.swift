@@ -116,7 +116,7 @@ import TestSupport
         let body = Array(("preamble\r\n--XyZ\r\nContent-Disposition: form-data; name=\"crop\"\r\n\r\ntrue\r\n"
             + "--XyZ\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a \\\"b\\\".jpg\"\r\nContent-Type: image/jpeg\r\n\r\n").utf8)
             + [0xFF, 0xD8, 13, 10, 0x2D, 0x2D, 0xFF] + Array("\r\n--XyZ--\r\nepilogue".utf8)
-        let boundary = try #require(MultipartForm.boundary(contentType: "multipart/form-data; charset=utf-8; boundary=\"XyZ\""))
+        let boundary = try #require(try MultipartForm.boundary(contentType: "multipart/form-data; charset=utf-8; boundary=\"XyZ\""))
         let form = try MultipartForm(body: body, boundary: boundary)
         #expect(form.parts.map(\.name) == ["crop", "file"])
         #expect(Array(form.part("crop")?.data ?? []) == Array("true".utf8))
@@ -125,9 +125,10 @@ import TestSupport
         #expect(Array(form.part("file")?.data ?? []) == [0xFF, 0xD8, 13, 10, 0x2D, 0x2D, 0xFF])
     }
 
-    @Test func malformedFormsAreRefused() {
-        #expect(MultipartForm.boundary(contentType: "image/png") == nil)
-        #expect(MultipartForm.boundary(contentType: "multipart/form-data") == nil)
+    @Test func malformedFormsAreRefused() throws {
+        #expect(try MultipartForm.boundary(contentType: "image/png") == nil)
+        #expect(throws: HTTPError.self) { try MultipartForm.boundary(contentType: "multipart/form-data") }
+        #expect(throws: HTTPError.self) { try MultipartForm.boundary(contentType: "multipart/form-data; boundary=") }
         for text in ["no boundary at all", "--b\r\nContent-Disposition: form-data; name=\"f\"\r\n\r\nunterminated",
                      "--b\r\nContent-Type: text/plain\r\n\r\nx\r\n--b--", "--b\r\nContent-Disposition: form-data\r\n\r\nx\r\n--b--"] {
             #expect(throws: HTTPError.self) { try MultipartForm(body: Array(text.utf8), boundary: "b") }

@@ -26,7 +26,7 @@ final class TestServer: Sendable {
         service = try LiftService(configuration: configuration, writeLog: { log.append($0) })
         server = try HTTPServer(settings: configuration.http, service: service)
         service.attach(to: server)
-        server.start()
+        try server.start()
     }
 
     /// Stops it, waiting for requests in flight.

@@ -33,6 +33,26 @@ import Testing
         try Analysis(photo: scene.0, probability: scene.1, options: options)
     }
 
+    @Test func marginsAndSquareCanvasesAreBoundedByThePhoto() throws {
+        let analysis = try Self.analysis()
+        let square = analysis.subjects[1]
+        // 160×120 photo: at most 16 Mi pixels (its 4× would be smaller). The trial's 6900-pixel margin asks for ~190 MP.
+        #expect(OutputLayout.maxCanvasPixels(photoWidth: Self.width, photoHeight: Self.height) == 16 << 20)
+        #expect(OutputLayout.maxCanvasPixels(photoWidth: 4000, photoHeight: 3000) == 48_000_000)
+        do {
+            _ = try analysis.imageRows(for: [square], croppedToExtent: true, layout: OutputLayout(margin: .pixels(6900)))
+            Issue.record("a 6900-pixel margin on a 160×120 photo was accepted")
+        } catch let error as MaskError {
+            guard case .tooLarge(let what, let width, _, 16_777_216) = error, what.hasPrefix("output canvas"), width > 13800 else {
+                Issue.record("unexpected \(error)")
+                return
+            }
+        }
+        // A generous margin within the bound still works.
+        let framed = try analysis.image(for: [square], croppedToExtent: true, layout: OutputLayout(margin: .pixels(900)))
+        #expect(framed.width > 1800)
+    }
+
     @Test func subjectsAreFoundLargestFirst() throws {
         let analysis = try Self.analysis()
         try #require(analysis.subjects.count == 2)

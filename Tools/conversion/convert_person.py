@@ -13,7 +13,7 @@ following `Sources/LiftModel/GRAPH-FORMAT.md`. Weights stay float16 as stored in
 convolution whose raw output has no other reader are fused into the convolution (the same numbers,
 one pass fewer). Output is deterministic: run twice, same bytes.
 
-Usage: .venv/bin/python Tools/conversion/convert_person.py [--out Weights] [--cache Tools/.cache]
+Usage: .venv/bin/python -m liftpy.conversion.convert_person [--out Weights] [--cache Tools/.cache]
 """
 from __future__ import annotations
 

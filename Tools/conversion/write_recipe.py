@@ -3,8 +3,8 @@ the headers of its Lift model files, the tensors untouched: the quality levels i
 instance grouping into the instance heads' own file (or into the mask file when its graph holds the
 heads itself).
 
-  python3 Tools/conversion/write_recipe.py Weights/subject.safetensors
-  python3 Tools/conversion/write_recipe.py Weights/subject.safetensors --recipe OTHER.json
+  .venv/bin/python -m liftpy.conversion.write_recipe Weights/subject.safetensors
+  .venv/bin/python -m liftpy.conversion.write_recipe Weights/subject.safetensors --recipe OTHER.json
 
 The numbers come from `subject_recipe.json` beside this script, the one place they are kept:
 export_subject.py writes the same into every export, and Tools/instances/group.py reads its grouping.

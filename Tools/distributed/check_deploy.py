@@ -3,7 +3,7 @@
 container runtime or a cluster (neither exists here).
 
     swift build -c release --static-swift-stdlib --scratch-path .build-static
-    .venv/bin/python Tools/distributed/check_deploy.py [--binary .build-static/release/lift]
+    .venv/bin/python -m liftpy.distributed.check_deploy [--binary .build-static/release/lift]
 
 - Containerfile: every COPY source exists; the files are laid out in a scratch directory exactly as
   the image would hold them, and the binary run from there (with no LIFT_WEIGHTS) cuts out a photo

@@ -2,7 +2,7 @@
 """Integration check: a real local Dask cluster cuts out 200 generated photos while one of its
 workers is killed mid-run; every photo must end up cut out exactly once as far as the outputs show.
 
-    .venv/bin/python Tools/distributed/cluster_check.py [--photos 200] [--workers 3] [--shards 12]
+    .venv/bin/python -m liftpy.distributed.cluster_check [--photos 200] [--workers 3] [--shards 12]
 
 Starts `dask scheduler` and `dask worker` processes on 127.0.0.1, runs `lift_dask.py` over a
 manifest, SIGKILLs the process group of a worker that is running a shard once a fifth of the outputs
@@ -19,8 +19,7 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from local_cluster import LocalCluster, make_photos  # noqa: E402
+from liftpy.distributed.local_cluster import LocalCluster, make_photos
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
@@ -43,7 +42,7 @@ def main():
         out = os.path.join(work, "out")
         cluster = LocalCluster(work, args.workers)
         try:
-            driver = subprocess.Popen([sys.executable, os.path.join(ROOT, "Tools", "distributed", "lift_dask.py"),
+            driver = subprocess.Popen([sys.executable, "-m", "liftpy.distributed.lift_dask",
                                        "--scheduler", cluster.address, "--manifest", manifest, "--shards", str(args.shards),
                                        "--out", out, "--report", os.path.join(work, "report.json"), "--lift", lift,
                                        "--", "-j", "1"])

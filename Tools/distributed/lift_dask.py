@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Cut out a manifest of photos on a Dask distributed cluster, one `lift` process per shard.
 
-    .venv/bin/python Tools/distributed/lift_dask.py --scheduler tcp://HOST:8786 (or --scheduler-file F) \
+    .venv/bin/python -m liftpy.distributed.lift_dask --scheduler tcp://HOST:8786 (or --scheduler-file F) \
         --manifest photos.txt --shards 64 --out cutouts/ --report report.json [--lift PATH] \
         [-- LIFT_OPTIONS...]
 

@@ -1,1 +1,1 @@
-"""Tools/evaluation: scoring subject masks on the DUTS-TE validation set. See Tools/README.md."""
+"""liftpy.evaluation (Tools/evaluation/): scoring subject masks on the DUTS-TE validation set. See Tools/README.md."""

@@ -2,7 +2,7 @@
 `eval_subject.py --keep-masks`) on the validation sets, to choose how `lift --quality accurate`
 combines Lift's subject model with U²-Net-small before edge refinement.
 
-    .venv/bin/python Tools/evaluation/combine_masks.py --a RUNS/subject-raw --b RUNS/u2netp-raw --sets duts,ecssd
+    .venv/bin/python -m liftpy.evaluation.combine_masks --a RUNS/subject-raw --b RUNS/u2netp-raw --sets duts,ecssd
 
 Each rule maps the two probability maps (0…1, at the ground truth's size) to one; every rule is
 scored with MAE, max F and S, and against rule `a` (the first model alone) with paired standard
@@ -13,14 +13,11 @@ confident of the two. `--rules` picks some by name.
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/
-from evaluation.eval_subject import paired_difference, read_masks, set_folder, sod_metrics  # noqa: E402
-from liftpy.duts_data import VAL_SETS, load_split  # noqa: E402
+from liftpy.duts_data import VAL_SETS, load_split
+from liftpy.evaluation.eval_subject import paired_difference, read_masks, set_folder, sod_metrics
 
 
 def logit(p):

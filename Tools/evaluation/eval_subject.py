@@ -32,8 +32,8 @@ Telling a real gain from noise (candidates are picked on this same set):
                       bootstrap over images), on every set; also cut_mae_diff, the MAE of both
                       maps cut at 0.5 (what the pipeline's threshold ships)
 
-  .venv/bin/python Tools/evaluation/eval_subject.py --baseline --checkpoint Tools/checkpoints/run/best.pt
-  .venv/bin/python Tools/evaluation/eval_subject.py --sets duts,ecssd --mirror --checkpoint RUN/last.pt \
+  .venv/bin/python -m liftpy.evaluation.eval_subject --baseline --checkpoint Tools/checkpoints/run/best.pt
+  .venv/bin/python -m liftpy.evaluation.eval_subject --sets duts,ecssd --mirror --checkpoint RUN/last.pt \
       --against Weights/subject.safetensors --halves
 """
 from __future__ import annotations
@@ -44,69 +44,17 @@ import shlex
 import subprocess
 import sys
 import tempfile
-import warnings
 from pathlib import Path
 
 import cv2
 import numpy as np
+import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/: liftpy/ and the job folders import from there
-from liftpy.duts_data import VAL_SETS, load_split, stretch  # noqa: E402
+from py_sod_metrics.utils import prepare_data
 
-warnings.filterwarnings("ignore", message="This class will be removed")
-import py_sod_metrics  # noqa: E402
-from py_sod_metrics.utils import prepare_data  # noqa: E402
-
-
-def sod_metrics(preds, gts, smeasure=True) -> dict:
-    """preds, gts: sequences of uint8 (H, W) maps of equal shapes pairwise."""
-    fm, mae = py_sod_metrics.Fmeasure(beta=0.3), py_sod_metrics.MAE()
-    sm = py_sod_metrics.Smeasure() if smeasure else None
-    for p, g in zip(preds, gts):
-        fm.step(pred=p, gt=g)
-        mae.step(pred=p, gt=g)
-        if sm is not None:
-            sm.step(pred=p, gt=g)
-    out = {"mae": float(mae.get_results()["mae"]),
-           "maxf": float(fm.get_results()["fm"]["curve"].max())}
-    if sm is not None:
-        out["smeasure"] = float(sm.get_results()["sm"])
-    return out
-
-
-def to_uint8(prob: np.ndarray, h: int, w: int) -> np.ndarray:
-    """A [0, 1] probability map resized (bilinear) to h x w, as the 8-bit mask a PNG would hold."""
-    if prob.shape != (h, w):
-        prob = cv2.resize(prob.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
-    return np.clip(np.rint(prob * 255.0), 0, 255).astype(np.uint8)
-
-
-def predict_torch(model, split, size=256, batch=25, mirror=False):
-    """Runs a PyTorch SubjectNet (eval mode) on every pair of `split`; yields uint8 masks. With
-    `mirror`, each map is the mean of the photo's and its mirror image's (as `balanced` does)."""
-    import torch
-    model.eval()
-    n = len(split)
-    with torch.no_grad():
-        for i in range(0, n, batch):
-            idx = range(i, min(n, i + batch))
-            x = np.stack([stretch(split.pair(k)[0], size) for k in idx])
-            xt = torch.from_numpy(x).permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
-            prob = torch.sigmoid(model(xt))[:, 0]
-            if mirror:
-                flipped = xt.flip(3).contiguous(memory_format=torch.channels_last)
-                prob = (prob + torch.sigmoid(model(flipped))[:, 0].flip(2)) / 2
-            prob = prob.numpy()
-            for j, k in enumerate(idx):
-                h, w = split.pair(k)[1].shape
-                yield to_uint8(prob[j], h, w)
-
-
-def cut_mae(preds, gts, threshold=128) -> float:
-    """MAE of the maps cut at `threshold` (0 or 255), the mean over images: close to what the
-    pipeline ships, which thresholds the map at 0.5 before feathering its edges."""
-    return float(np.mean([np.abs((p >= threshold).astype(np.float32) - g / 255.0).mean()
-                          for p, g in zip(preds, gts)]))
+from liftpy.duts_data import VAL_SETS, load_split
+from liftpy.model_files import load_model_file
+from liftpy.scoring import cut_mae, predict_torch, py_sod_metrics, sod_metrics, to_uint8
 
 
 def gaussian_prior(h, w, sigma_frac=0.25):
@@ -114,19 +62,6 @@ def gaussian_prior(h, w, sigma_frac=0.25):
     g = np.exp(-(((yy - (h - 1) / 2) / (sigma_frac * h)) ** 2 +
                  ((xx - (w - 1) / 2) / (sigma_frac * w)) ** 2) / 2)
     return g
-
-
-def load_checkpoint_model(path, which="ema"):
-    import torch
-    from liftpy.subject_model import net_for
-    ckpt = torch.load(path, map_location="cpu", weights_only=False)
-    if "which" in ckpt:  # a best.pt: its chosen weights (model or EMA) are stored under "ema"
-        key, label = "ema", ckpt["which"]
-    else:
-        key = label = which
-    model = net_for(ckpt[key])  # with instance heads when it has them (forward ignores them)
-    model.load_state_dict(ckpt[key])
-    return model.to(memory_format=torch.channels_last), ckpt, label
 
 
 def read_masks(folder, split, gts):
@@ -197,16 +132,6 @@ def set_folder(folder, set_name, n_sets) -> Path:
     return folder / set_name if (folder / set_name).is_dir() or n_sets > 1 else folder
 
 
-def load_model_file(path, which="ema"):
-    """A PyTorch SubjectNet from a .pt checkpoint or an exported .safetensors file, and a label."""
-    import torch
-    if str(path).endswith(".safetensors"):
-        from conversion.export_subject import load_exported
-        return load_exported(path).to(memory_format=torch.channels_last), f"exported file {path}"
-    model, ckpt, label = load_checkpoint_model(path, which)
-    return model, f"{path} [{label} weights, step {ckpt.get('step')}]"
-
-
 def run_lift(binary, args_pattern, split, workdir: Path, keep: Path | None = None):
     out = []
     for k in range(len(split)):
@@ -249,7 +174,6 @@ def main():
         ap.error(f"--sets: choose from {', '.join(VAL_SETS)}")
     if not (a.baseline or a.checkpoint or a.weights or a.u2netp or a.masks or a.lift):
         ap.error("nothing to evaluate: give --lift, --masks, --checkpoint, --weights, --u2netp and/or --baseline")
-    import torch
     torch.set_num_threads(a.threads)
     models = {}  # label -> PyTorch model, loaded once for every set
     model_labels = set()  # the PyTorch models': also scored cut at 0.5

@@ -1,21 +1,21 @@
 """A grouping step on top of group.py for heads with an affinity branch
-(`train_subject.py --affinity-head`): each instance of group.py's label map is split again into the
+(the trainer's `affinity_head`): each instance of group.py's label map is split again into the
 clusters of a mutex watershed (Wolf et al. 2018) over the branch's cell-pair probabilities, so an
 object that got no centre peak of its own can still come apart. Lift's Swift form is
 `Sources/LiftMask/AffinitySplit.swift`, shipped since Lift 2.7.0 with the shipped branch at
 SHIPPED_SPLIT (the `affinity_split` of Tools/conversion/subject_recipe.json's grouping, which the heads'
 file carries for Lift); make_group_fixtures.py checks that both give the same label maps.
 
-  .venv/bin/python Tools/instances/affinity_split.py --checkpoint RUN/last.pt --tune      # the grid, tuning set only
-  .venv/bin/python Tools/instances/affinity_split.py --checkpoint RUN/last.pt --bias 0.4 --min-piece 0.02   # eval set + val500 photos
-  .venv/bin/python Tools/instances/affinity_split.py --checkpoint RUN/last.pt --cups --bias 0.4 --min-piece 0.02
-  .venv/bin/python Tools/instances/affinity_split.py --checkpoint RUN/last.pt --save-branch FILE.safetensors
-  .venv/bin/python Tools/instances/affinity_split.py --checkpoint Weights/subject.safetensors --cups --bias 0.7 --min-piece 0.03
+  .venv/bin/python -m liftpy.instances.affinity_split --checkpoint RUN/last.pt --tune      # the grid, tuning set only
+  .venv/bin/python -m liftpy.instances.affinity_split --checkpoint RUN/last.pt --bias 0.4 --min-piece 0.02   # eval set + val500 photos
+  .venv/bin/python -m liftpy.instances.affinity_split --checkpoint RUN/last.pt --cups --bias 0.4 --min-piece 0.02
+  .venv/bin/python -m liftpy.instances.affinity_split --checkpoint RUN/last.pt --save-branch FILE.safetensors
+  .venv/bin/python -m liftpy.instances.affinity_split --checkpoint Weights/subject.safetensors --cups --bias 0.7 --min-piece 0.03
 
 --save-branch keeps a run's affinity branch (its EMA: `instance.affinity_trunk.*` and
 `instance.branches.affinity.*`, BatchNorms unfolded) with the run's args and commit; such a file
 is a --checkpoint too, the branch beside the heads of Weights/subject.safetensors (what an
-`--affinity-only` run trains beside), so a candidate outlives its ignored checkpoint folder.
+`affinity_only` run trains beside), so a candidate outlives its ignored checkpoint folder.
 
 The mutex watershed on one instance's cells (a cell is in the instance when the photo pixel at its
 model position is): 1-cell pairs are attractive with weight a (the branch's same-instance
@@ -45,13 +45,14 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from liftpy.instances import real_review
+from liftpy.instances.eval_instances import read_set, real_photos
+from liftpy.instances.group import SHIPPED, SHIPPED_GROUPING, ordered
+from liftpy.instances.predict import WORK, infer, label_maps, load_model, tune_photos, tuning_figures, write_labels
+from liftpy.model_files import load_exported
+from liftpy.subject_model import InstanceHeads, net_for
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))  # Tools/
-from instances import real_review  # noqa: E402
-from instances.eval_instances import read_set, real_photos  # noqa: E402
-from instances.group import SHIPPED, SHIPPED_GROUPING, ordered  # noqa: E402
-from instances.predict import WORK, infer, label_maps, load_model, tune_photos, tuning_figures, write_labels  # noqa: E402
-from liftpy.subject_model import InstanceHeads, net_for  # noqa: E402
 
 SHIPPED_WEIGHTS = HERE.parents[1] / "Weights/subject.safetensors"
 BRANCH_KEYS = tuple("instance." + k for k in InstanceHeads.AFFINITY_PARTS)
@@ -247,7 +248,6 @@ def load(checkpoint):
     file's branch beside Weights/subject.safetensors' network and heads."""
     if not str(checkpoint).endswith(".safetensors"):
         return load_model(checkpoint, "ema")[0]
-    from conversion.export_subject import load_exported
     from safetensors import safe_open
     from safetensors.torch import load_file
     with safe_open(str(checkpoint), "pt") as f:
@@ -310,7 +310,7 @@ def evaluate(a):
         write_labels(folder / "real" / s, [k for k, _, _ in real],
                      split_all(maps(a, f"real-{s}", [p for _, p, _ in real]), [p.shape[:2] for _, p, _ in real],
                                a.bias, a.min_piece))
-    subprocess.run([sys.executable, str(HERE / "eval_instances.py"), "--set", str(WORK / "eval"), "--pred",
+    subprocess.run([sys.executable, "-m", "liftpy.instances.eval_instances", "--set", str(WORK / "eval"), "--pred",
                     str(folder / "set"), "--pred-real", str(folder / "real"), "--name", folder.name,
                     "--json", str(folder / "scores.json")], check=True)
 
@@ -325,7 +325,7 @@ def cups(a):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--checkpoint", required=True, help="a train_subject.py --affinity-head checkpoint (its EMA)")
+    ap.add_argument("--checkpoint", required=True, help="a trainer checkpoint with `affinity_head` (its EMA)")
     ap.add_argument("--out", help="where the maps and label maps go (default .work/affinity/NAME)")
     ap.add_argument("--size", type=int, default=256)
     ap.add_argument("--threads", type=int, default=2)

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from instances.sources import largest_component, object_alpha
+from liftpy.instances.sources import largest_component, object_alpha
 
 RELATIONS = ("touch", "overlap", "gap", "split")  # what `spec["relations"]` may ask for
 

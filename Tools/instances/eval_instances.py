@@ -30,9 +30,9 @@ What it scores:
                       whose over-split on its untouched photos stays within 2 points of connected
                       components'; never looks at the eval set
 
-  .venv/bin/python Tools/instances/eval_instances.py --baselines
-  .venv/bin/python Tools/instances/eval_instances.py --pred OUT/labels --pred-real OUT/real --json r.json
-  .venv/bin/python Tools/instances/eval_instances.py --tune
+  .venv/bin/python -m liftpy.instances.eval_instances --baselines
+  .venv/bin/python -m liftpy.instances.eval_instances --pred OUT/labels --pred-real OUT/real --json r.json
+  .venv/bin/python -m liftpy.instances.eval_instances --tune
 
 The lift binary: --lift BIN, default .build/release/lift (build it with
 `swift build -c release --product lift`; this script never builds it).
@@ -52,12 +52,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/
-from instances import watershed as ws  # noqa: E402
-from instances import real_review  # noqa: E402
-from instances.metrics import object_segments, score_image, summarise  # noqa: E402
-from instances.sources import is_single_object  # noqa: E402
-from liftpy.duts_data import VAL_SETS, load_split  # noqa: E402
+from liftpy.duts_data import VAL_SETS, load_split
+from liftpy.instances import real_review
+from liftpy.instances import watershed as ws
+from liftpy.instances.metrics import object_segments, score_image, summarise
+from liftpy.instances.sources import is_single_object
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]

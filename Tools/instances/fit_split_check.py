@@ -5,9 +5,9 @@ and how far apart their peaks are for the component's size (group.split_features
 a fourth, the smaller of the two peaks' supports (the support test weighed instead of thresholded:
 give --min-support 0 so that the candidates keep the peaks the test would drop).
 
-  .venv/bin/python Tools/instances/fit_split_check.py --checkpoint RUN/last.pt            # ~3 min
-  .venv/bin/python Tools/instances/fit_split_check.py --checkpoint RUN/last.pt --regroup  # maps kept
-  .venv/bin/python Tools/instances/fit_split_check.py --checkpoint RUN/last.pt --regroup --support --min-support 0
+  .venv/bin/python -m liftpy.instances.fit_split_check --checkpoint RUN/last.pt            # ~3 min
+  .venv/bin/python -m liftpy.instances.fit_split_check --checkpoint RUN/last.pt --regroup  # maps kept
+  .venv/bin/python -m liftpy.instances.fit_split_check --checkpoint RUN/last.pt --regroup --support --min-support 0
 
 Data: the fit set (make_eval_set.py --set fit, built here if missing): 800 composites from the
 DUTS-TE extra pairs and 400 untouched single-object extra photos, none of them the tuning set's or
@@ -38,12 +38,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from liftpy.instances import real_review
+from liftpy.instances.eval_instances import read_set
+from liftpy.instances.group import GroupParams, split_candidates
+from liftpy.instances.predict import WORK, gather, load_model, prepare_run
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))  # Tools/
-from instances import real_review  # noqa: E402
-from instances.eval_instances import read_set  # noqa: E402
-from instances.group import GroupParams, split_candidates  # noqa: E402
-from instances.predict import WORK, gather, load_model, prepare_run  # noqa: E402
 
 
 def listed(entry, review) -> bool:
@@ -128,7 +128,7 @@ def main():
     a.mirror = True
     set_dir = Path(a.set)
     if not (set_dir / "manifest.json").exists():
-        cmd = [sys.executable, str(HERE / "make_eval_set.py"), "--set", "fit", "--out", str(set_dir)]
+        cmd = [sys.executable, "-m", "liftpy.instances.make_eval_set", "--set", "fit", "--out", str(set_dir)]
         print("building the fit set:", " ".join(cmd), flush=True)
         subprocess.run(cmd, check=True)
     items = read_set(set_dir)

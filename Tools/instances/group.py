@@ -1,7 +1,7 @@
 """Instances from the subject network's maps: Panoptic-DeepLab's grouping, held back by
 connected components and a predicted touching boundary. numpy + OpenCV only, one pure function,
 `group`, meant to be ported to Swift as it stands once a design is chosen by measurement.
-`.venv/bin/python Tools/instances/group.py` runs `self_check` (cases a Swift port can reuse).
+`.venv/bin/python -m liftpy.instances.group` runs `self_check` (cases a Swift port can reuse).
 
 Inputs, at model resolution (the network input, e.g. 256 x 256, the photo stretched to it):
   fg        (h, w) foreground probability (the subject map, what Lift thresholds today)
@@ -57,6 +57,8 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+
+from liftpy.instances.targets import instance_targets
 
 
 @dataclass(frozen=True)
@@ -356,10 +358,6 @@ def self_check():
     merge the touching pair when no boundary is predicted between them, fall back to the
     components without peaks, drop a spurious peak the offsets do not point at, let the split
     check join a weak one back, and join a confident one back when it weighs the support. Prints what it found; raises if any case fails."""
-    import sys
-    from pathlib import Path
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/
-    from instances.targets import instance_targets
     ids = np.zeros((256, 256), np.uint8)
     ids[40:120, 30:110], ids[40:120, 110:190] = 1, 2                 # touching pair
     ids[160:200, 20:80], ids[160:200, 100:160] = 3, 3                 # one object in two parts

@@ -1,8 +1,8 @@
 """Builds the fixed instance evaluation set (from DUTS-TE val500 only) or the watershed tuning set
 (from the DUTS-TE extra pairs), deterministically from a seed.
 
-  .venv/bin/python Tools/instances/make_eval_set.py                 # eval: Tools/instances/.work/eval/
-  .venv/bin/python Tools/instances/make_eval_set.py --set tune      # tune: Tools/instances/.work/tune/
+  .venv/bin/python -m liftpy.instances.make_eval_set                 # eval: Tools/instances/.work/eval/
+  .venv/bin/python -m liftpy.instances.make_eval_set --set tune      # tune: Tools/instances/.work/tune/
 
 Sources. eval: foregrounds and backgrounds both from the 500 DUTS-TE validation pairs
 (../shared/data/duts/duts-te-val500-320-000.tar), which no Lift model trains on; the background of
@@ -47,18 +47,16 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import sys
 import time
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/
-from instances.composite import Params, compose  # noqa: E402
-from instances.degrade import Degradation, degrade  # noqa: E402
-from instances.sources import SourceBank  # noqa: E402
-from instances.targets import pair_relations, visible_pieces  # noqa: E402
+from liftpy.instances.composite import Params, compose
+from liftpy.instances.degrade import Degradation, degrade
+from liftpy.instances.sources import SourceBank
+from liftpy.instances.targets import pair_relations, visible_pieces
 
 HERE = Path(__file__).resolve().parent
 SETS = {  # name -> (DUTS split, default seed, singles, per stratum, split stratum, untouched photos)
@@ -167,8 +165,9 @@ def main():
     bank = SourceBank((split,), exclude_foregrounds=excluded_foregrounds() if a.set == "eval" else ())
     elongated = np.nonzero((bank.fg[:, 6] >= 2.0) & (bank.fg[:, 5] < 0))[0]
     if a.set == "fit":  # keep the tuning photos unseen by the fit
-        from instances.eval_instances import read_set
-        from instances.predict import TUNE_PHOTOS, tune_photos
+        # imported here: predict brings in torch, which only the fit set needs
+        from liftpy.instances.eval_instances import read_set
+        from liftpy.instances.predict import TUNE_PHOTOS, tune_photos
         tune_items = read_set(HERE / ".work" / "tune")
         taken = {e["sources"]["photo"] for e, _, _ in tune_items if e["stratum"]["objects"] == "photo"}
         taken |= {key for key, _, _ in tune_photos(TUNE_PHOTOS, tune_items)}

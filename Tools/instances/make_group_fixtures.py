@@ -2,7 +2,7 @@
 their instance cues and what `group.py`'s `group` makes of them, for the Swift port
 (`Sources/LiftMask/InstanceGrouping.swift`, `Tests/LiftMaskTests/InstanceGroupingTests.swift`).
 
-    .venv/bin/python Tools/instances/make_group_fixtures.py [--out Tests/Fixtures/instances/group]
+    .venv/bin/python -m liftpy.instances.make_group_fixtures [--out Tests/Fixtures/instances/group]
 
 Scenes are drawn from seeds (rectangles and ellipses that touch, overlap, or are cut in two by a
 background gap), never from a photo. Their cues are `targets.instance_targets`' perfect maps at /4
@@ -26,18 +26,17 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 from dataclasses import asdict
 from pathlib import Path
 
 import cv2
 import numpy as np
 
+from liftpy.instances.affinity_split import OFFSETS, affinity_split
+from liftpy.instances.group import GroupParams, group, split_candidates, split_score
+from liftpy.instances.targets import instance_targets
+
 TOOLS = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(TOOLS))
-from instances.affinity_split import OFFSETS, affinity_split  # noqa: E402
-from instances.group import GroupParams, group, split_candidates, split_score  # noqa: E402
-from instances.targets import instance_targets  # noqa: E402
 
 
 def self_check_scene():

@@ -5,7 +5,7 @@ heads against the shipped ones, each run's folders as `eval_instances.py --basel
 leaves them (Tools/instances/.work/lift/eval-by-model, real-duts-by-model, real-ecssd-by-model),
 copied aside between the runs:
 
-  .venv/bin/python Tools/instances/paired_labels.py --base OLD --other NEW
+  .venv/bin/python -m liftpy.instances.paired_labels --base OLD --other NEW
 
 where OLD and NEW each hold eval-by-model/labels, real-duts-by-model/labels and
 real-ecssd-by-model/labels (`--folder` names other ones). The bootstrap draws the set's images with
@@ -14,15 +14,13 @@ replacement (1,000 draws, seed 0) and recomputes both methods' pooled figures on
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/
-from instances.eval_instances import (WORK, find_pred, oversplit_flags, paired_oversplit, read_set,  # noqa: E402
-                                      real_photos)
-from instances.metrics import score_image  # noqa: E402
+from liftpy.instances.eval_instances import (WORK, find_pred, oversplit_flags, paired_oversplit, read_set,
+                                             real_photos)
+from liftpy.instances.metrics import score_image
 
 
 def pooled(records, idx):

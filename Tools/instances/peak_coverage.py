@@ -4,7 +4,7 @@ no grouping can make up for (a pair whose objects get one peak between them stay
 For each ground-truth object of the evaluation set: is there a centre peak (group.peaks: a local
 maximum of the /4 centre map in the grouping's NMS window, at or above a threshold) within --radius
 cells of its centre: the centre of mass of its visible pixels (or, with --centre-target pole, their
-innermost pixel, as train_subject.py --centre-target pole teaches it)? Reported by relation
+innermost pixel, as the trainer's `centre_target = "pole"` teaches it)? Reported by relation
 stratum (single, gap, touch, overlap, split) at several thresholds, and for the overlap stratum by
 paste order (labels are in paste order: the last object is in front and wholly visible, the first
 is behind) and by same / different objects.
@@ -14,27 +14,26 @@ predict.py --tune, is there) counts the photos with >= 2 peaks on the foreground
 peak's cell), among predict.py --tune's 400 DUTS-TE extra photos by their by-eye verdict
 (extra-review.tsv: one object, several objects): the heads cannot split a photo with one peak.
 
-  .venv/bin/python Tools/instances/peak_coverage.py Tools/instances/.work/pred/RUN-last.pt
+  .venv/bin/python -m liftpy.instances.peak_coverage Tools/instances/.work/pred/RUN-last.pt
 
 Reads RUN/raw-eval.npz (written by predict.py on the eval set) and the set's labels; prints a table.
 """
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 import cv2
 import numpy as np
 import torch
 
+from liftpy.instances import real_review
+from liftpy.instances.centres import centres_of_mass, poles
+from liftpy.instances.eval_instances import read_set
+from liftpy.instances.group import SHIPPED, peaks
+from liftpy.instances.predict import WORK
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))  # Tools/
-from instances import real_review  # noqa: E402
-from instances.eval_instances import read_set  # noqa: E402
-from instances.group import SHIPPED, peaks  # noqa: E402
-from instances.predict import WORK  # noqa: E402
-from training.training_recipe import centres_of_mass, poles  # noqa: E402
 
 THRESHOLDS = (0.1, 0.2, 0.25, 0.3, 0.35)
 
@@ -42,7 +41,7 @@ THRESHOLDS = (0.1, 0.2, 0.25, 0.3, 0.35)
 def object_centres(gt: np.ndarray, cells: tuple[int, int], target: str = "mass") -> dict[int, tuple[float, float]]:
     """{label: (row, column)} of each object's centre in cell units of the /4 map: its visible centre
     of mass, or with `target` "pole" its innermost pixel on the photo stretched to the input
-    (training_recipe.poles). The network sees the photo stretched to its input, and cell i stands
+    (centres.poles). The network sees the photo stretched to its input, and cell i stands
     for input pixel 4 i + 1.5 (training_recipe.instance_targets)."""
     H, W = gt.shape
     ch, cw = cells
@@ -107,7 +106,7 @@ def main():
     ap.add_argument("--radius", type=float, default=2.0, help="cells of the /4 map (4 input pixels each)")
     ap.add_argument("--nms", type=int, default=SHIPPED.nms, help="the peak window, as group.py's")
     ap.add_argument("--centre-target", choices=("mass", "pole"), default="mass",
-                    help="the centre the heads were taught (train_subject.py --centre-target)")
+                    help="the centre the heads were taught (the trainer's `centre_target`)")
     a = ap.parse_args()
     table = coverage(Path(a.run), Path(a.set), a.radius, a.nms, a.centre_target)
     print(f"objects with a centre peak within {a.radius:g} cells of their centre ({a.centre_target}): {a.run}")

@@ -3,10 +3,10 @@ turns its maps into instances with group.py, writes label PNGs and scores them w
 eval_instances.py; optionally the foreground figures through Tools/evaluation/eval_subject.py, and a
 grid over group.py's thresholds on the tuning set.
 
-  .venv/bin/python Tools/instances/predict.py --checkpoint RUN/last.pt                 # eval set + real photos, scored
-  .venv/bin/python Tools/instances/predict.py --checkpoint RUN/last.pt --tune          # thresholds, on .work/tune only
-  .venv/bin/python Tools/instances/predict.py --checkpoint RUN/last.pt --fg            # + MAE / max F / S against the shipped file
-  .venv/bin/python Tools/instances/predict.py --checkpoint RUN/last.pt --regroup --centre-threshold 0.2   # no network
+  .venv/bin/python -m liftpy.instances.predict --checkpoint RUN/last.pt                 # eval set + real photos, scored
+  .venv/bin/python -m liftpy.instances.predict --checkpoint RUN/last.pt --tune          # thresholds, on .work/tune only
+  .venv/bin/python -m liftpy.instances.predict --checkpoint RUN/last.pt --fg            # + MAE / max F / S against the shipped file
+  .venv/bin/python -m liftpy.instances.predict --checkpoint RUN/last.pt --regroup --centre-threshold 0.2   # no network
 
 The network sees what Lift's runtime gives it: the photo stretched to --size (duts_data.stretch), and
 with --mirror (default, as `balanced`) the mirror image too; the maps are averaged, the mirror's
@@ -42,17 +42,20 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import torch
+
+from liftpy.duts_data import load_split, stretch
+from liftpy.instances import real_review
+from liftpy.instances.eval_instances import read_set, real_photos
+from liftpy.instances.group import SHIPPED, GroupParams, components, group, ordered
+from liftpy.instances.metrics import object_segments, oversplit, score_image, summarise
+from liftpy.instances.sources import is_single_object
+from liftpy.model_files import load_model_file
+from liftpy.subject_model import InstanceHeads
 
 HERE = Path(__file__).resolve().parent
 TOOLS = HERE.parent
 REPO = TOOLS.parent
-sys.path.insert(0, str(TOOLS))  # Tools/
-from instances import real_review  # noqa: E402
-from instances.eval_instances import read_set, real_photos  # noqa: E402
-from instances.group import SHIPPED, GroupParams, components, group, ordered  # noqa: E402
-from instances.metrics import object_segments, oversplit, score_image, summarise  # noqa: E402
-from instances.sources import is_single_object  # noqa: E402
-from liftpy.duts_data import load_split, stretch  # noqa: E402
 
 WORK = HERE / ".work"
 REAL_SETS = ("duts", "ecssd")
@@ -71,7 +74,6 @@ TUNE_PHOTOS = 400  # how many (--tune-photos' default)
 
 def load_model(path, which):
     """(PyTorch SubjectNet in eval mode, label) from a .pt checkpoint or an exported .safetensors."""
-    from evaluation.eval_subject import load_model_file
     model, label = load_model_file(path, which)
     return model.eval(), label
 
@@ -81,8 +83,6 @@ def infer(model, photos, size=256, mirror=True, batch=16):
     probability, and with instance heads centre (N, hc, wc) and boundary probabilities and offset
     (N, 2, hc, wc) in model pixels, and with an affinity branch its probabilities (N, C, hc, wc),
     channel c for the cell pair (i, j), (i + dy, j + dx) of InstanceHeads.AFFINITY_OFFSETS[c]."""
-    import torch
-    from liftpy.subject_model import InstanceHeads
     heads = model.instance is not None
     out = {k: [] for k in (("fg", "centre", "offset", "boundary", "affinity") if heads else ("fg",))}
 
@@ -305,7 +305,6 @@ def tune(raw, names, sizes, items, base: GroupParams, out: Path, photos=(), phot
 def prepare_run(a) -> Path:
     """Threads for torch (a.threads) and OpenCV (1); a.name and a.out filled in from the checkpoint
     (.work/pred/NAME); returns the output folder, made."""
-    import torch
     torch.set_num_threads(a.threads)
     cv2.setNumThreads(1)
     ckpt = Path(a.checkpoint)
@@ -348,7 +347,7 @@ def main():
     params = GroupParams(**{f.name: getattr(a, f.name) for f in dataclasses.fields(GroupParams)})
     set_dir = Path(a.tune_set if a.tune else a.set)
     if not (set_dir / "manifest.json").exists():
-        cmd = [sys.executable, str(HERE / "make_eval_set.py"), "--set", "tune" if a.tune else "eval", "--out", str(set_dir)]
+        cmd = [sys.executable, "-m", "liftpy.instances.make_eval_set", "--set", "tune" if a.tune else "eval", "--out", str(set_dir)]
         print("building the set:", " ".join(cmd), flush=True)
         subprocess.run(cmd, check=True)
     model = None
@@ -381,14 +380,14 @@ def main():
     (out / "settings.json").write_text(json.dumps({"checkpoint": a.checkpoint, "which": a.which, "mirror": a.mirror,
                                                    "size": a.size, "group": dataclasses.asdict(params)}, indent=1) + "\n")
     for method in maps:
-        cmd = [sys.executable, str(HERE / "eval_instances.py"), "--set", str(set_dir), "--pred", str(out / method / "set"),
+        cmd = [sys.executable, "-m", "liftpy.instances.eval_instances", "--set", str(set_dir), "--pred", str(out / method / "set"),
                "--name", f"{a.name} {method}", "--json", str(out / f"{method}.json")]
         if a.real:
             cmd += ["--pred-real", str(out / method / "real")]
         print("\n$ " + " ".join(cmd), flush=True)
         subprocess.run(cmd, check=True)
     if a.fg:
-        cmd = [sys.executable, str(TOOLS / "evaluation/eval_subject.py"), "--sets", "duts,ecssd", "--mirror", "--halves",
+        cmd = [sys.executable, "-m", "liftpy.evaluation.eval_subject", "--sets", "duts,ecssd", "--mirror", "--halves",
                "--size", str(a.size), "--checkpoint", a.checkpoint, "--which", a.which, "--against", a.against,
                "--threads", str(a.threads), "--json", str(out / "fg.json")]
         print("\n$ " + " ".join(cmd), flush=True)

@@ -4,10 +4,10 @@
 ROC of the branch's same-instance pairs against pairs across the two instances (both cells on an
 object), as split_ceiling.py measures it on the tuning set:
 
-  .venv/bin/python Tools/instances/shape_gap.py --checkpoint RUN/last.pt
+  .venv/bin/python -m liftpy.instances.shape_gap --checkpoint RUN/last.pt
 
 1. per object source and relation, each of the six channels: DUTS-TR (what every run trains on),
-   the DUTS-TE extra pairs a --synth-extra run trains on, and those it leaves out
+   the DUTS-TE extra pairs a `synth_extra` run trains on, and those it leaves out
    (predict.tuning_keys, never trained on);
 2. overlapping pairs only, all channels pooled, by the mean solidity (sources.solidity: largest
    component / its convex hull) of the two visible regions: the same shapes from either source.
@@ -16,18 +16,15 @@ Needs the tuning set (make_eval_set.py --set tune), as tuning_keys does. ~7 min 
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # Tools/
-from instances.affinity_split import OFFSETS, cell_positions, load  # noqa: E402
-from instances.predict import infer, tuning_keys  # noqa: E402
-from instances.sources import SourceBank, solidity  # noqa: E402
-from instances.split_ceiling import pair_values, roc_auc  # noqa: E402
-from instances.synth import SynthInstances  # noqa: E402
-from liftpy.duts_data import Without, load_split  # noqa: E402
+from liftpy.duts_data import Without, load_split
+from liftpy.instances.affinity_split import OFFSETS, cell_positions, load
+from liftpy.instances.predict import infer, tuning_keys
+from liftpy.instances.sources import SourceBank, solidity
+from liftpy.instances.split_ceiling import pair_values, roc_auc
+from liftpy.instances.synth import SynthInstances
 
 SOLIDITY_BINS = (0.75, 0.88)  # edges of the three bins: below, between, at or above
 

@@ -16,7 +16,7 @@ The foreground rule (`foreground_info`), on the ground-truth mask cut at 128 (8-
   - its bounding box reaches at most one side of the photo (within 1 px): an object cut by one side
     (a person cut at the waist) is pasted flush against that side of the canvas, so its cut edge
     stays a frame edge; one cut by two or more sides would show a straight cut inside the canvas.
-Counts (`python Tools/instances/sources.py train extra val`): DUTS-TR 8,823 of 10,553 (1,690 of
+Counts (`python -m liftpy.instances.sources train extra val`): DUTS-TR 8,823 of 10,553 (1,690 of
 them cut by one side); DUTS-TE extra 2,441 of 4,019; DUTS-TE val500 301 of 500, of which
 make_eval_set.py uses 254 (excluded-foregrounds.txt: 47 more that show several objects by eye).
 By that look about one in six foregrounds that pass is a touching group (two animals, a rider and
@@ -30,15 +30,12 @@ objects, as in a photo with a shallow depth of field).
 """
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
-from pathlib import Path
 
 import cv2
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/
-from liftpy.duts_data import Joined, load_split  # noqa: E402
+from liftpy.duts_data import Joined, load_split
 
 SIDES = ("top", "bottom", "left", "right")
 DOMINANT = 0.99         # share of the foreground pixels the largest component must hold

@@ -1,8 +1,8 @@
 """How far the affinity split could go with perfect cues, and how far apart the branch's cues are
 (docs/decisions/0006-what-the-instance-heads-tried.md). On the tuning set's composites only:
 
-  .venv/bin/python Tools/instances/split_ceiling.py                       # the shipped branch
-  .venv/bin/python Tools/instances/split_ceiling.py --checkpoint RUN/last.pt
+  .venv/bin/python -m liftpy.instances.split_ceiling                       # the shipped branch
+  .venv/bin/python -m liftpy.instances.split_ceiling --checkpoint RUN/last.pt
 
 Three groupings of each set of cues, by the composites' split rate (eval_instances.py's, per
 relation):
@@ -25,21 +25,20 @@ from __future__ import annotations
 
 import argparse
 import heapq
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
 import cv2
 import numpy as np
 
+from liftpy.instances.affinity_split import (OFFSETS, SHIPPED_SPLIT, SHIPPED_WEIGHTS, affinity_split, cell_positions,
+                                             first_seen, maps, split_instances)
+from liftpy.instances.eval_instances import read_set
+from liftpy.instances.group import SHIPPED
+from liftpy.instances.metrics import score_image
+from liftpy.instances.predict import WORK, label_maps
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))  # Tools/
-from instances.affinity_split import (OFFSETS, SHIPPED_SPLIT, SHIPPED_WEIGHTS, affinity_split, cell_positions,  # noqa: E402
-                                      first_seen, maps, split_instances)
-from instances.eval_instances import read_set  # noqa: E402
-from instances.group import SHIPPED  # noqa: E402
-from instances.metrics import score_image  # noqa: E402
-from instances.predict import WORK, label_maps  # noqa: E402
 
 SMALL_PIECE = 0.005
 

@@ -36,26 +36,24 @@ What a sample is, drawn per index:
   - both then get the same degradations (degrade.py: colour jitter, blur 25 %, noise 40 %,
     JPEG quality 45-95 60 %), so that neither the seams nor the processing tells them apart.
 
-  .venv/bin/python Tools/instances/synth.py --bench 500            # samples/s on one core
-  .venv/bin/python Tools/instances/synth.py --preview Tools/instances/.work/preview.png
-  .venv/bin/python Tools/instances/synth.py --stats 2000           # how often each case comes out
+  .venv/bin/python -m liftpy.instances.synth --bench 500            # samples/s on one core
+  .venv/bin/python -m liftpy.instances.synth --preview Tools/instances/.work/preview.png
+  .venv/bin/python -m liftpy.instances.synth --stats 2000           # how often each case comes out
 """
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/
-from instances.composite import Params, compose, compose_on_photo  # noqa: E402
-from instances.degrade import Degradation, degrade  # noqa: E402
-from instances.sources import SourceBank  # noqa: E402
-from instances.targets import instance_targets, pair_relations, visible_pieces  # noqa: E402
-from liftpy.duts_data import Augmenter  # noqa: E402
+from liftpy.duts_data import Augmenter
+from liftpy.instances.composite import Params, compose, compose_on_photo
+from liftpy.instances.degrade import Degradation, degrade
+from liftpy.instances.sources import SourceBank
+from liftpy.instances.targets import instance_targets, pair_relations, visible_pieces
 
 ASPECTS = (1.0, 4 / 3, 3 / 4, 3 / 2, 2 / 3)  # canvas width / height
 RELATION_P = {"touch": 0.35, "overlap": 0.35, "gap": 0.2, "split": 0.1}

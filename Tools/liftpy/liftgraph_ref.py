@@ -6,7 +6,7 @@ computed in float64 and returned as float32. Used by the `Tools/` scripts to val
 model against its source runtime, and to debug the Swift executor tensor by tensor.
 
 Usage (library): `graph = LiftGraph.load(path); outputs = graph.run({"image": x}, keep_all=True)`.
-Usage (CLI):     `python Tools/liftpy/liftgraph_ref.py Weights/person.safetensors INPUT.f32` prints the
+Usage (CLI):     `python -m liftpy.liftgraph_ref Weights/person.safetensors INPUT.f32` prints the
                  output's shape and range (INPUT.f32: raw little-endian float32 of the input shape).
 """
 from __future__ import annotations

@@ -29,16 +29,13 @@ in `subject_blocks.py`, which `efficientnet_lite.py` imports too.
 from __future__ import annotations
 
 import copy
-import sys
-from pathlib import Path
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/: liftpy/ and the job folders import from there
-from liftpy.efficientnet_lite import LiteEncoder  # noqa: E402
-from liftpy.subject_blocks import ConvBNAct, InvertedResidual, stages  # noqa: E402
+from liftpy.efficientnet_lite import LiteEncoder
+from liftpy.subject_blocks import ConvBNAct, InvertedResidual, stages
 
 # (cin, expand, cout, kernel, stride, se squeeze channels, activation)
 PERSON_BLOCKS = [
@@ -214,7 +211,7 @@ class SubjectNet(nn.Module):
                                        affinity_fine=skip[1] if instance_affinity and affinity_fine else None,
                                        affinity_blocks=affinity_blocks if instance_affinity else 0)
                          if instance_heads else None)
-        # instance_private (train_subject.py --instance-private): the heads read /8, /16,
+        # instance_private (the trainer's `instance_private`): the heads read /8, /16,
         # /32 maps from a trainable copy of the encoder's blocks past /4 (`instance.private.*`),
         # fed by the shared encoder's /4 map, instead of the shared encoder's own maps.
         if instance_private:
@@ -259,7 +256,7 @@ class SubjectNet(nn.Module):
 
     def forward_features(self, x):
         """(the final foreground logits, the decoder's maps the instance heads read), whatever the
-        mode: train_subject.py --freeze-foreground runs this under torch.no_grad() in eval mode."""
+        mode: the trainer's `freeze_foreground` runs this under torch.no_grad() in eval mode."""
         out, feats = self._decode(x)
         return (out[0] if isinstance(out, list) else out), feats
 
@@ -286,14 +283,14 @@ class InstanceHeads(nn.Module):
       boundary  logits of the touching-boundary map (1 ch; absent when built without it)
       affinity  logits that cell (i, j) and cell (i + dy, j + dx) belong to the same instance, one
                 channel per (dy, dx) of AFFINITY_OFFSETS (in cells; present only when built with
-                `affinity`, train_subject.py --affinity-head): short and long-range pair cues that
+                `affinity`, the trainer's `affinity_head`): short and long-range pair cues that
                 need no centre peak per object, for overlaps whose hidden object gets none; the
                 branch has a trunk of its own (`affinity_trunk`, seeded from `trunk` by
-                train_subject.py), so it can learn while every other head stays as it is, and
+                the trainer), so it can learn while every other head stays as it is, and
                 with `affinity_blocks` residual dilated blocks after that trunk (AffinityBlock)
     All layers are conv2d / BatchNorm / ReLU, so they fold and export like the rest; ~50 M
-    multiply-accumulates at 256², ~5 % of variant e0 (0.121 GFLOP). With `context` (train_subject.py
-    --instance-context) they also read the decoder's /8, /16 and /32 maps through a light instance
+    multiply-accumulates at 256², ~5 % of variant e0 (0.121 GFLOP). With `context` (the trainer's
+    `instance_context`) they also read the decoder's /8, /16 and /32 maps through a light instance
     decoder (see __init__): 0.162 GFLOP, 7.6 %."""
 
     OFFSET_SCALE = 32.0
@@ -312,13 +309,13 @@ class InstanceHeads(nn.Module):
         # /16 map and the upsampled /32 context plus a 5x5 depthwise conv, the same at /8 with the
         # /8 map, then at /4 a 1x1 of the /4 map and the upsampled /8 result into the trunk. Its
         # keys (`instance.ctx16.*`, ...) mark such heads in a state dict (net_for); None: the
-        # first heads, reading the /4 map only. source "encoder" (train_subject.py --instance-context
-        # encoder): the /8, /16, /32 maps are the encoder's rather than the decoder's (features not
+        # first heads, reading the /4 map only. source "encoder" (the trainer's `instance_context
+        # = "encoder"`): the /8, /16, /32 maps are the encoder's rather than the decoder's (features not
         # yet gathered into one salient blob), keys `instance.ectx16.*`, ...; the /4 map is the
-        # decoder's either way. fine (train_subject.py --instance-fine, with context): the encoder's
+        # decoder's either way. fine (the trainer's `instance_fine`, with context): the encoder's
         # /4 map (of that width) joins the /4 mix too, with the edges inside the salient blob that
         # the decoder's /4 map has smoothed over; that layer is then `instance.<ctx>4f` (net_for).
-        # context_width (--instance-context-width): the /16 mix's width, the /8 mix's being three
+        # context_width (`instance_context_width`): the /16 mix's width, the /8 mix's being three
         # quarters of it (64 and 48: the first design).
         self.context = tuple(context) if context else None
         self.source = source
@@ -345,12 +342,12 @@ class InstanceHeads(nn.Module):
                 self.branches["boundary"][-1].bias.fill_(self.BOUNDARY_BIAS)
             if affinity:
                 self.branches["affinity"][-1].bias.fill_(self.AFFINITY_BIAS)
-        # affinity_fine (train_subject.py --affinity-fine, with context): the width of the encoder's /4
+        # affinity_fine (the trainer's `affinity_fine`, with context): the width of the encoder's /4
         # map, which the affinity trunk reads beside the mixed /4 map (the occlusion edges inside
         # the salient blob that the decoder smoothed over; its input channels tell net_for)
         self.affinity_fine = affinity_fine if affinity and self.context else None
         self.affinity_trunk = ConvBNAct(cin + (self.affinity_fine or 0), mid, 3) if affinity else None
-        # affinity_blocks (train_subject.py --affinity-blocks): residual dilated 3x3 blocks after the
+        # affinity_blocks (the trainer's `affinity_blocks`): residual dilated 3x3 blocks after the
         # affinity trunk, dilations AFFINITY_DILATIONS in turn, so that a cell's pair cues see the
         # partner cell 8 cells away and the shapes between (the trunk and branch alone reach
         # +-3 cells); registered only when asked for (`instance.affinity_blocks.*`, net_for)

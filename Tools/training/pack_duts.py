@@ -13,18 +13,19 @@ size, one folder each, so that each call of the device tool carries one folder:
 `Tools/.pack/` is ignored by git: never commit it (DUTS is for research use; see PROVENANCE).
 Read a pack with `load_pack` (decodes every pair into padded uint8 arrays, in parallel).
 
-  .venv/bin/python Tools/training/pack_duts.py --init Tools/checkpoints/l2/best.pt
+  .venv/bin/python -m liftpy.training.pack_duts --init Tools/checkpoints/l2/best.pt
 """
 from __future__ import annotations
 
 import argparse
 import os
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import cv2
 import numpy as np
+
+from liftpy.duts_data import load_split
 
 REPO = Path(__file__).resolve().parents[2]
 PACK_DIR = REPO / "Tools" / ".pack"
@@ -115,11 +116,8 @@ def main():
     ap.add_argument("--out", default=str(PACK_DIR))
     ap.add_argument("--limit", type=int, default=0, help="pack only the first N pairs of each split (for a quick test)")
     ap.add_argument("--extra", action="store_true",
-                    help="also pack the 4,019 DUTS-TE pairs outside the validation 500 (train_subject.py's --train-extra)")
+                    help="also pack the 4,019 DUTS-TE pairs outside the validation 500 (the trainer's `train_extra`)")
     a = ap.parse_args()
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/: liftpy/ and the job folders import from there
-    from liftpy.duts_data import load_split
     keys, results = [], []
     for name in ("train", "extra") if a.extra else ("train",):
         split = load_split(name)

@@ -3,9 +3,9 @@ BatchNorm statistics, element-wise; integer buffers, and tensors equal in every 
 foreground network), from the first, so their bytes (signed zeros included) stay the first's. A source may be given more than once to weigh it
 more. Writes a best.pt-style file (weights under "ema"; "sources" and each one's training
 "source_args" and "source_commits", which export_subject.py names in the provenance) that
-export_subject.py, eval_subject.py --checkpoint and train_subject.py --grow-from all read.
+export_subject.py, eval_subject.py --checkpoint and the trainer's `grow_from` all read.
 
-  .venv/bin/python Tools/training/soup_checkpoints.py OUT.pt A/best.pt A/best.pt B/last.pt:ema
+  .venv/bin/python -m liftpy.training.soup_checkpoints OUT.pt A/best.pt A/best.pt B/last.pt:ema
 (each source is PATH or PATH:KEY, KEY one of the file's state dicts: ema (default) or model)
 
 Exported weight files (.safetensors, BatchNorm folded into the convolutions) average in that folded
@@ -23,13 +23,12 @@ from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/: liftpy/ and the job folders import from there
-from liftpy.repository import git_commit  # noqa: E402
+from liftpy.model_files import load_exported
+from liftpy.repository import git_commit
 
 
 def folded_state(path):
     """The state dict of a SubjectNet holding an exported (BN-folded) file."""
-    from conversion.export_subject import load_exported
     return load_exported(path).state_dict()
 
 

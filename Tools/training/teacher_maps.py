@@ -1,4 +1,4 @@
-"""Writes a teacher's soft maps for the training splits, for distillation (train_subject.py --distill).
+"""Writes a teacher's soft maps for the training splits, for distillation (the trainer's `distill`).
 
 The teacher is what `lift --quality accurate` combines before its edge refinement, run by the shipped
 `lift` binary on every training photo at the photo's own (256-px shard) size: the subject model's
@@ -9,7 +9,7 @@ both unrefined (`--no-refine`), combined as `MapCombination.swift` does: clamp(a
 Output: Tools/.cache/duts/teacher-SPLIT.npz (ignored by git), `keys` and one flat uint8 `mask`
 array in the split's own order and offsets (duts_data.Split), checked against the split on load.
 
-    .venv/bin/python Tools/training/teacher_maps.py --lift .build/release/lift --splits train,extra
+    .venv/bin/python -m liftpy.training.teacher_maps --lift .build/release/lift --splits train,extra
 """
 from __future__ import annotations
 
@@ -23,8 +23,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/
-from liftpy.duts_data import CACHE_DIR, load_split, save_npz  # noqa: E402
+from liftpy.duts_data import CACHE_DIR, load_split, save_npz
 
 # The two `lift` runs: the subject model's unrefined balanced map, U²-Net-small's one plain pass.
 TEACHER_RUNS = {"subject": ["--no-refine"], "u2netp": ["-m", "u2netp", "--quality", "fast", "--no-refine"]}

@@ -14,27 +14,25 @@ snap-100.pt (EMA weights at that % of the schedule), raw-100.pt (the raw weights
 gpu-train.json (settings, speed, loss curve).
 
 On the device (see Tools/training/README.md, "On a lent GPU"):
-  python3 Tools/training/train_subject_gpu.py --pack Tools/.pack --init Tools/.pack/part-2/init.pt --minutes 7 --out $OUT
+  python3 -m liftpy.training.train_subject_gpu --pack Tools/.pack --init Tools/.pack/part-2/init.pt --minutes 7 --out $OUT
 Smoke test here (CPU, a few steps):
-  .venv/bin/python Tools/training/train_subject_gpu.py --pack Tools/.pack/test --device cpu --batch 4 --minutes 0.5
+  .venv/bin/python -m liftpy.training.train_subject_gpu --pack Tools/.pack/test --device cpu --batch 4 --minutes 0.5
 """
 from __future__ import annotations
 
 import argparse
 import itertools
 import json
-import sys
 import time
 from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # Tools/: liftpy/ and the job folders import from there
-from conversion.export_subject import load_exported  # noqa: E402
-from liftpy.subject_model import SubjectNet, grow, variant_of  # noqa: E402
-from training.gpu_augment import augment_batch, object_boxes  # noqa: E402
-from training.pack_duts import load_pack  # noqa: E402
-from training.training_recipe import EMA, calibrate_from_export, loss_fn, lr_at, param_groups  # noqa: E402
+from liftpy.model_files import load_exported
+from liftpy.subject_model import SubjectNet, grow, variant_of
+from liftpy.training.gpu_augment import augment_batch, object_boxes
+from liftpy.training.pack_duts import load_pack
+from liftpy.training.training_recipe import EMA, calibrate_from_export, loss_fn, lr_at, param_groups
 
 SNAPSHOTS = (0.5, 0.75, 0.9, 1.0)
 
@@ -103,7 +101,9 @@ def main():
     gen = torch.Generator(device=dev)
     gen.manual_seed(a.seed)
     if a.init and a.init.endswith(".safetensors"):
-        model = load_exported(a.init).to(dev, memory_format=torch.channels_last)
+        # the foreground network only: this trainer has no instance heads, and the calibration
+        # measures what the foreground's forward pass runs
+        model = load_exported(a.init, heads=False).to(dev, memory_format=torch.channels_last)
         calibrate_from_export(model, (views(a.batch) for _ in itertools.count()),
                               lambda outputs, t: loss_fn(outputs, t, a.bg_weight, a.edge_weight), log)
         if a.variant and a.variant != model.variant:

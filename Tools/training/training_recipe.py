@@ -1,17 +1,18 @@
 """The training recipe both trainers share (Tools/training/train_subject.py on this machine's CPU,
 Tools/training/train_subject_gpu.py on a lent GPU): the loss, the learning-rate schedule, the EMA of the
 weights, the weight-decay groups, and making an exported (BN-folded) file trainable again; the
-instance heads' targets and loss. Imports only torch, so it runs where py_sod_metrics is absent."""
+instance heads' targets and loss. Needs torch, numpy and OpenCV, not py_sod_metrics, so it runs on
+a lent GPU machine as well."""
 from __future__ import annotations
 
 import copy
 import math
 
-import cv2
-import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+from liftpy.instances.centres import centres_of_mass, poles
 
 
 def edge_emphasis(t, edge_weight):
@@ -51,45 +52,6 @@ def loss_fn(outputs, target, bg_weight=1.0, edge_weight=0.0):
         iou = (1 - (inter + 1) / (union + 1)).mean()
         total = total + (1.0 if i == 0 else 0.5) * (bce + iou)
     return total
-
-
-def centres_of_mass(ids, k):
-    """(mass, cy, cx) float32 (N, k) for the id maps (N, H, W) with ids 0..k-1: each id's pixel count
-    and the mean row and column (input pixels) of its pixels (0 where an id is absent)."""
-    n, h, w = ids.shape
-    ids = ids.long()
-    yy = torch.arange(h, dtype=torch.float64).view(1, h, 1).expand(n, h, w)
-    xx = torch.arange(w, dtype=torch.float64).view(1, 1, w).expand(n, h, w)
-    flat = (ids + k * torch.arange(n).view(n, 1, 1)).reshape(-1)
-    mass = torch.zeros(n * k, dtype=torch.float64).index_add_(0, flat, torch.ones_like(flat, dtype=torch.float64))
-    cy = torch.zeros(n * k, dtype=torch.float64).index_add_(0, flat, yy.reshape(-1)) / mass.clamp_min(1)
-    cx = torch.zeros(n * k, dtype=torch.float64).index_add_(0, flat, xx.reshape(-1)) / mass.clamp_min(1)
-    return tuple(t.view(n, k).float() for t in (mass, cy, cx))
-
-
-def poles(ids, my, mx):
-    """(cy, cx) float32 (N, k), input pixels: for each instance 1..k-1 of the id maps (N, H, W) (column
-    0, the background, and absent instances: 0), its visible region's innermost pixel (the pole of
-    inaccessibility): the pixel farthest from the region's outside (the photo's edge counts as
-    outside), of those within 1 px of that depth the one nearest the region's centre of mass (`my`,
-    `mx`: `centres_of_mass`' (N, k) rows and columns). For a convex, symmetric region it is the centre
-    of mass; for a crescent (an object partly covered by another) it lies in the crescent's thickest
-    part instead of near the edge of the one covering it."""
-    arr = ids.cpu().numpy().astype(np.int32)
-    n, h, w = arr.shape
-    k = my.shape[1]
-    my, mx = my.numpy(), mx.numpy()
-    cy, cx = np.zeros((n, k), np.float32), np.zeros((n, k), np.float32)
-    for b in range(n):
-        for j in np.unique(arr[b]).tolist():
-            if j == 0:
-                continue
-            region = np.pad((arr[b] == j).astype(np.uint8), 1)
-            depth = cv2.distanceTransform(region, cv2.DIST_L2, cv2.DIST_MASK_PRECISE)[1:-1, 1:-1]
-            ys, xs = np.nonzero(depth >= depth.max() - 1)
-            pick = int(np.argmin((ys - my[b, j]) ** 2 + (xs - mx[b, j]) ** 2))
-            cy[b, j], cx[b, j] = ys[pick], xs[pick]
-    return torch.from_numpy(cy), torch.from_numpy(cx)
 
 
 def instance_targets(ids, boundary, stride=4, sigma=4.0, peaks=False, centre="mass", affinity=None):
@@ -183,7 +145,7 @@ def background_only(target, photo, margin=1, keep=0.0):
     the centre and boundary terms (an `ignore` map, 1 there), their centre peaks removed and their
     offsets unweighted, so that such a photo teaches only "no centre on the background" and never
     that its one ground-truth region is one object (it may be several that touch). `keep` in (0, 1]
-    (train_subject.py --photo-weight) keeps their targets at that weight instead: the ignore map is
+    (the trainer's `photo_weight`) keeps their targets at that weight instead: the ignore map is
     1 - keep there, the peak and offset weights keep, so the photo still says "one object", softly.
     Returns a new dict."""
     out = dict(target)

@@ -4,9 +4,11 @@ import LiftParallel
 /// matching libjpeg-turbo's default decode (accurate integer IDCT, fancy upsampling) and applying
 /// the EXIF orientation.
 ///
-/// Besides `DecodingLimits`, a file may hold at most `maxScans` scans: every progressive scan can
-/// revisit every block, so a small file with thousands of scans would otherwise take minutes
-/// (libjpeg-turbo's fuzzers cap scans the same way).
+/// Besides `DecodingLimits`, a file may hold at most `maxScans` scans, each scan must follow the
+/// progression rules (a coefficient coded once, then refined one bit at a time), and all scans
+/// together may visit each coefficient at most `DecodingLimits.maxCoefficientPasses` times:
+/// every progressive scan can revisit every block, so a small file repeating scans would otherwise
+/// take minutes.
 public enum JPEGDecoder {
     /// The most scans a file may have (real progressive files have about 10).
     public static let maxScans = 1000
@@ -60,8 +62,8 @@ struct JPEGDecodeSession {
     /// Quantisation tables latched per component at its first scan, as libjpeg does.
     var latchedQuant: [[Int32]?] = []
     var scanCount = 0
-    /// Components a progressive DC scan has covered; their AC scans may follow.
-    var dcScanned: Set<Int> = []
+    /// The scans so far, checked against the progression rules and the work budget.
+    var progression: JPEGProgression?
     var sawJFIF = false
     var adobeTransform: Int?
     var exif: [UInt8]?
@@ -132,7 +134,10 @@ struct JPEGDecodeSession {
             throw .limitExceeded(what: "scan count", value: scanCount + 1, limit: JPEGDecoder.maxScans)
         }
         let scan = try parseScan(s, frame: frame)
-        if frame.isProgressive, scan.spectralStart == 0 { dcScanned.formUnion(scan.componentIndices) }
+        var progression = self.progression ?? JPEGProgression(frame: frame, passes: limits.maxCoefficientPasses)
+        try progression.admit(scan, frame: frame)
+        self.progression = progression
+        try checkTables(s, scan: scan, frame: frame)
         if storage == nil, scan.minimumBits(frame: frame) > (data.count - scan.dataOffset) * 8 {
             // Refused before allocating: a small file claiming a huge frame cannot fill its first scan.
             throw .truncated(marker: s.name, offset: s.offset)

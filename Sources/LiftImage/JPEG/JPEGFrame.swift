@@ -72,7 +72,7 @@ struct JPEGScan {
     /// A lower bound on the entropy-coded bits of this scan: every Huffman code is at least one bit
     /// long, a sequential block holds a DC code and at least one AC code (EOB or a coefficient), and a
     /// progressive DC scan one DC code or refinement bit per block; progressive AC scans can cover
-    /// many blocks with one end-of-band run, so they count nothing (which is why `parseScan` refuses
+    /// many blocks with one end-of-band run, so they count nothing (which is why `JPEGProgression` refuses
     /// an AC scan before its component's DC scan: a first scan always counts).
     func minimumBits(frame: JPEGFrame) -> Int {
         let bitsPerBlock = frame.isProgressive ? (spectralStart == 0 ? 1 : 0) : 2

@@ -3,21 +3,23 @@
 /// results level-shifted by 128 and range-limited the way libjpeg's `idct_range_limit` table does
 /// (the sum is wrapped to 10 bits, then clamped), so corrupt inputs behave as in libjpeg too.
 enum JPEGIDCT {
-    private static let constBits: Int32 = 13
-    private static let pass1Bits: Int32 = 2
+    // The fixed-point constants, the vector type and the transpose are shared with the forward DCT
+    // (`JPEGForwardDCT`), libjpeg's jfdctint.c, which uses the same 13-bit constants.
+    static let constBits: Int32 = 13
+    static let pass1Bits: Int32 = 2
 
-    private static let fix_0_298631336: Int32 = 2446
-    private static let fix_0_390180644: Int32 = 3196
-    private static let fix_0_541196100: Int32 = 4433
-    private static let fix_0_765366865: Int32 = 6270
-    private static let fix_0_899976223: Int32 = 7373
-    private static let fix_1_175875602: Int32 = 9633
-    private static let fix_1_501321110: Int32 = 12299
-    private static let fix_1_847759065: Int32 = 15137
-    private static let fix_1_961570560: Int32 = 16069
-    private static let fix_2_053119869: Int32 = 16819
-    private static let fix_2_562915447: Int32 = 20995
-    private static let fix_3_072711026: Int32 = 25172
+    static let fix_0_298631336: Int32 = 2446
+    static let fix_0_390180644: Int32 = 3196
+    static let fix_0_541196100: Int32 = 4433
+    static let fix_0_765366865: Int32 = 6270
+    static let fix_0_899976223: Int32 = 7373
+    static let fix_1_175875602: Int32 = 9633
+    static let fix_1_501321110: Int32 = 12299
+    static let fix_1_847759065: Int32 = 15137
+    static let fix_1_961570560: Int32 = 16069
+    static let fix_2_053119869: Int32 = 16819
+    static let fix_2_562915447: Int32 = 20995
+    static let fix_3_072711026: Int32 = 25172
 
     /// The 8-point 1-D transform shared by both passes: inputs in frequency order, outputs in
     /// sample order, still scaled by `2^constBits` (before the pass's descale).
@@ -45,8 +47,8 @@ enum JPEGIDCT {
                 tmp13 &- tmp0, tmp12 &- tmp1, tmp11 &- tmp2, tmp10 &- tmp3)
     }
 
-    private typealias V = SIMD8<Int32>
-    private typealias Rows = (V, V, V, V, V, V, V, V)
+    typealias V = SIMD8<Int32>
+    typealias Rows = (V, V, V, V, V, V, V, V)
 
     /// Sign-extends eight coefficients (a lane loop LLVM turns into one `vpmovsxwd`; the generic
     /// `init(truncatingIfNeeded:)` is an out-of-line call).
@@ -58,7 +60,7 @@ enum JPEGIDCT {
     }
 
     /// Transposes an 8x8 matrix held as eight row vectors: three rounds of even/odd unzipping.
-    @inline(__always) private static func transpose(_ r: inout Rows) {
+    @inline(__always) static func transpose(_ r: inout Rows) {
         for _ in 0 ..< 3 {
             r = (V(lowHalf: r.0.evenHalf, highHalf: r.1.evenHalf), V(lowHalf: r.2.evenHalf, highHalf: r.3.evenHalf),
                  V(lowHalf: r.4.evenHalf, highHalf: r.5.evenHalf), V(lowHalf: r.6.evenHalf, highHalf: r.7.evenHalf),

@@ -121,7 +121,8 @@ extension JPEGDecodeSession {
         frame = JPEGFrame(offset: s.offset, markerCode: s.code, process: process, width: width, height: height, components: components)
     }
 
-    /// SOS: the scan header; checks the tables it needs exist and the progression is valid.
+    /// SOS: the scan header; checks its progression parameters are valid on their own
+    /// (`JPEGProgression` checks them against the scans before, then `checkTables` its tables).
     func parseScan(_ s: Segment, frame: JPEGFrame) throws(JPEGError) -> JPEGScan {
         guard s.count >= 1 else { throw .malformedSegment(marker: s.name, offset: s.offset, reason: "empty scan header") }
         let count = Int(data[s.start])
@@ -153,28 +154,25 @@ extension JPEGDecodeSession {
             guard validDC || validAC, ah <= 13, al <= 13, ah == 0 || al == ah - 1 else {
                 throw .malformedSegment(marker: s.name, offset: s.offset, reason: "invalid progression Ss=\(ss) Se=\(se) Ah=\(ah) Al=\(al) for \(count) components")
             }
-            // The standard codes a component's DC before its AC bands; refusing the reverse also keeps
-            // the first-scan size check honest (AC scans can cover every block with a few end-of-band runs).
-            if validAC, !dcScanned.contains(indices[0]) {
-                throw .malformedSegment(marker: s.name, offset: s.offset,
-                                        reason: "AC scan of component \(frame.components[indices[0]].id) before its DC scan")
-            }
         }
         let scan = JPEGScan(offset: s.offset, componentIndices: indices, dcTables: dc, acTables: ac,
                             spectralStart: frame.isProgressive ? ss : 0, spectralEnd: frame.isProgressive ? se : 63,
                             approximationHigh: frame.isProgressive ? ah : 0, approximationLow: frame.isProgressive ? al : 0,
                             dataOffset: s.end)
-        // The tables a scan needs must exist (refinement scans of DC need none).
-        for (i, index) in indices.enumerated() {
+        return scan
+    }
+
+    /// Checks that the tables `scan` (parsed from `s`) needs exist; refinement scans of DC need none.
+    func checkTables(_ s: Segment, scan: JPEGScan, frame: JPEGFrame) throws(JPEGError) {
+        for (i, index) in scan.componentIndices.enumerated() {
             let tables = data[s.start + 2 + 2 * i]
-            let needsDC = !frame.isProgressive || (ss == 0 && ah == 0)
-            let needsAC = !frame.isProgressive || ss > 0
-            if needsDC, dc[i] == nil { throw .missingTable(marker: s.name, offset: s.offset, kind: "DC Huffman", id: Int(tables >> 4)) }
-            if needsAC, ac[i] == nil { throw .missingTable(marker: s.name, offset: s.offset, kind: "AC Huffman", id: Int(tables & 15)) }
+            let needsDC = !frame.isProgressive || (scan.spectralStart == 0 && scan.approximationHigh == 0)
+            let needsAC = !frame.isProgressive || scan.spectralStart > 0
+            if needsDC, scan.dcTables[i] == nil { throw .missingTable(marker: s.name, offset: s.offset, kind: "DC Huffman", id: Int(tables >> 4)) }
+            if needsAC, scan.acTables[i] == nil { throw .missingTable(marker: s.name, offset: s.offset, kind: "AC Huffman", id: Int(tables & 15)) }
             let tq = frame.components[index].quantTableID
             if quantTables[tq] == nil { throw .missingTable(marker: s.name, offset: s.offset, kind: "quantisation", id: tq) }
         }
-        return scan
     }
 
     /// APPn: JFIF and Adobe markers (colour space), EXIF (APP1) and ICC chunks (APP2).

@@ -143,9 +143,12 @@ public enum PNGEncoder {
         file.append(.IHDR, PNGBytesBuilder.be32(UInt32(width)) + PNGBytesBuilder.be32(UInt32(height))
                     + [UInt8(plan.bitDepth), plan.colorType.rawValue, 0, 0, 0])
         let grayFile = plan.colorType == .gray || plan.colorType == .grayAlpha
-        for (name, bytes) in options.metadata.chunks {
-            // A profile whose colour space does not fit the file's colour type is left out (PNG 11.3.3.3).
-            if name == "iCCP", PNGColorProfile.colorSpace(ofChunk: bytes) != (grayFile ? .gray : .rgb) { continue }
+        // A profile whose colour space does not fit the file's colour type is left out (PNG 11.3.3.3);
+        // one that is written says what sRGB would, and PNG allows only one of the two (11.3.3.5).
+        let profileFits = options.metadata.iCCP.map { PNGColorProfile.colorSpace(ofChunk: $0) == (grayFile ? .gray : .rgb) } ?? false
+        for (name, bytes) in options.metadata.chunks where PNGMetadata.isValid(name: name, payload: bytes) {
+            if name == "iCCP", !profileFits { continue }
+            if name == "sRGB", profileFits { continue }
             file.append(PNGChunkType(PNGBytesBuilder.fourCC(name)), bytes)
         }
         if plan.colorType == .palette {

@@ -32,9 +32,11 @@ public struct PNGMetadata: Sendable, Equatable {
         }
     }
 
-    /// Records a kept chunk's payload (the first of each kind wins); other chunk types are ignored.
+    /// Records a kept chunk's payload (the first valid one of each kind wins: `isValid`); other chunk
+    /// types, and payloads libpng would reject, are ignored.
     mutating func record(_ chunk: PNGChunk) {
         let bytes = Array(chunk.data)
+        guard Self.isValid(name: chunk.type.description, payload: bytes) else { return }
         switch chunk.type {
         case .gAMA where gAMA == nil: gAMA = bytes
         case .sRGB where sRGB == nil: sRGB = bytes
@@ -42,6 +44,26 @@ public struct PNGMetadata: Sendable, Equatable {
         case .pHYs where pHYs == nil: pHYs = bytes
         case .eXIf where eXIf == nil: eXIf = bytes
         default: break
+        }
+    }
+
+    /// Whether `payload` is a valid `name` chunk as libpng checks it, so that no file Lift writes
+    /// carries one libpng rejects: `gAMA` 4 bytes holding 16…625,000,000 (a gamma of 0.00016…6250),
+    /// `sRGB` one byte, a rendering intent 0…3, `iCCP` a 1–79-byte name, NUL, compression method 0
+    /// and data, `pHYs` 9 bytes with unit 0 or 1, `eXIf` a TIFF byte order (`MM` or `II`). Other names: true.
+    public static func isValid(name: String, payload: [UInt8]) -> Bool {
+        switch name {
+        case "gAMA":
+            guard payload.count == 4 else { return false }
+            let gamma = payload.reduce(0) { $0 << 8 | Int($1) }
+            return (16 ... 625_000_000).contains(gamma)
+        case "sRGB": return payload.count == 1 && payload[0] <= 3
+        case "iCCP":
+            guard let nul = payload.prefix(80).firstIndex(of: 0) else { return false }
+            return nul >= 1 && nul + 2 < payload.count && payload[nul + 1] == 0
+        case "pHYs": return payload.count == 9 && payload[8] <= 1
+        case "eXIf": return payload.count >= 2 && (payload.starts(with: [0x4D, 0x4D]) || payload.starts(with: [0x49, 0x49]))
+        default: return true
         }
     }
 }

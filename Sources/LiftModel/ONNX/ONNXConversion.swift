@@ -45,6 +45,14 @@ public struct ONNXConversion: Sendable {
                                     precision: precision)
     }
 
+    /// Throws unless `model` (this conversion's, loaded) gives a mask for the spec's input size, as
+    /// every later run needs (`Model.maskOutputProblem`).
+    public func checkMaskOutput(of model: Model) throws(ONNXError) {
+        if let problem = model.maskOutputProblem(height: spec.height, width: spec.width) {
+            throw .unsupportedGraph(reason: problem + " (choose another output with --output-name)")
+        }
+    }
+
     /// The model, ready to run, with Float32 weights (nothing is written).
     public func model(limits: WeightLimits = .default) throws -> Model {
         try Model(bytes: try fileBytes(precision: .f32, provenance: "imported from ONNX at load time"), limits: limits)

@@ -24,7 +24,7 @@ public func fuzzHTTP(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data + 1, count: size - 1))
     guard let requests = try? HTTPRequestDecoder.requests(in: bytes, pieceSize: pieceSize, limits: limits) else { return 0 }
     for (head, body) in requests {
-        if let type = head.headers["Content-Type"], let boundary = MultipartForm.boundary(contentType: type) {
+        if let type = head.headers["Content-Type"], let boundary = try? MultipartForm.boundary(contentType: type) {
             _ = try? MultipartForm(body: body, boundary: boundary)
         }
         _ = try? RequestOptions(fields: head.query, serverModel: nil, serverQuality: .balanced)
