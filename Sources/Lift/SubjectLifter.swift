@@ -18,7 +18,8 @@ import LiftMask
 /// checkout, or as a path or branch dependency) it compiles its kernels for the machine's CPU; as a
 /// package depended on by version it cannot (SwiftPM refuses the flags there), and without flags
 /// of the consumer's own the kernels target the x86-64 baseline (`KernelTarget.baseline`: no fused
-/// multiply-add, 16 registers of 4 floats), several times slower. Such a consumer builds with
+/// multiply-add, 16 registers of 4 floats), which is slower (15 % on the astronaut on an AVX2
+/// machine, docs/library.md). Such a consumer builds with
 /// `swift build -c release -Xswiftc -target-cpu -Xswiftc native -Xswiftc -DLIFT_FMA` (and
 /// `-Xswiftc -DLIFT_AVX512` on an AVX-512 CPU); `slowBuildNote` says so at run time, and `lift`
 /// prints it once on standard error.
@@ -92,8 +93,8 @@ public struct SubjectLifter: Sendable {
     /// by version is unless it passes its own), else nil.
     public static var slowBuildNote: String? {
         guard KernelTarget.current == .baseline else { return nil }
-        return "this build of Lift targets the baseline x86-64 CPU (SSE2, no fused multiply-add), so cut-outs take several "
-            + "times longer than with a build for this CPU: build Lift itself with `swift build -c release` (it sets the CPU "
+        return "this build of Lift targets the baseline x86-64 CPU (SSE2, no fused multiply-add), so its kernels run slower "
+            + "than in a build for this CPU: build Lift itself with `swift build -c release` (it sets the CPU "
             + "flags), or, for a package that depends on it by version, `swift build -c release -Xswiftc -target-cpu -Xswiftc "
             + "native -Xswiftc -DLIFT_FMA` (add `-Xswiftc -DLIFT_AVX512` on an AVX-512 CPU; docs/library.md)"
     }

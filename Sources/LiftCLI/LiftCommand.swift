@@ -69,7 +69,6 @@ public enum LiftCommand {
         }
 
         removeStaleTemporaryFiles(for: entries, report: options.jsonReport, quiet: options.quiet, environment: environment)
-        if !options.quiet, let note = SubjectLifter.slowBuildNote { environment.writeStandardError("lift: note: \(note)\n") }
         var process: (ImageJob) throws -> ImageReport = { _ in preconditionFailure("no job was planned") }
         if entries.contains(where: { if case .process = $0 { true } else { false } }) {
             do {
@@ -78,6 +77,7 @@ public enum LiftCommand {
                 environment.writeStandardError("lift: \(TerminalText.escaped("\(error)"))\n")
                 return 1
             }
+            if !options.quiet, let note = SubjectLifter.slowBuildNote { environment.writeStandardError("lift: note: \(note)\n") }
         }
         var reporter: any BatchReporter
         if !options.quiet, environment.standardErrorIsTerminal, entries.count > 1 {

@@ -9,7 +9,7 @@ public enum KernelTarget: String, Sendable {
     case fma
     /// The x86-64 baseline (SSE2): no fused multiply-add, 16 registers of 4 floats; what a build
     /// without CPU flags gets, such as a package depending on Lift by version that passes none.
-    /// Cut-outs take several times longer than with a build for the machine's CPU.
+    /// Its kernels run slower than in a build for the machine's CPU (docs/library.md has figures).
     case baseline
 
     /// This build's target.
