@@ -18,8 +18,8 @@ import LiftMask
 /// checkout, or as a path or branch dependency) it compiles its kernels for the machine's CPU; as a
 /// package depended on by version it cannot (SwiftPM refuses the flags there), and without flags
 /// of the consumer's own the kernels target the x86-64 baseline (`KernelTarget.baseline`: no fused
-/// multiply-add, 16 registers of 4 floats), which is slower (15 % on the astronaut on an AVX2
-/// machine, docs/library.md). Such a consumer builds with
+/// multiply-add, 16 registers of 4 floats), which is slower (about 1.7× on the astronaut on an
+/// AVX2 machine, docs/library.md). Such a consumer builds with
 /// `swift build -c release -Xswiftc -target-cpu -Xswiftc native -Xswiftc -DLIFT_FMA` (and
 /// `-Xswiftc -DLIFT_AVX512` on an AVX-512 CPU); `slowBuildNote` says so at run time, and `lift`
 /// prints it once on standard error.
