@@ -3,35 +3,45 @@
 import Foundation
 import PackageDescription
 
-/// Code generation for the hot loops. Without a CPU target Swift lowers SIMD FMA to scalar `fmaf`
-/// calls (~200x slower), so every target is built for a CPU with AVX-512 or AVX2 FMA.
-/// `LIFT_CPU=native` (default) builds for this machine; `LIFT_CPU=x86-64-v4` (portable AVX-512) or
-/// `LIFT_CPU=x86-64-v3` (AVX2 + FMA) build a binary that runs on other machines of that level.
+/// Code generation for the hot loops. Without a CPU target Swift compiles for the x86-64 baseline
+/// (SSE2: no fused multiply-add, 16 registers of 4 floats), so every target is built for a CPU with
+/// AVX-512 or AVX2 FMA. `LIFT_CPU=native` (default) builds for this machine; `LIFT_CPU=x86-64-v4`
+/// (portable AVX-512) or `LIFT_CPU=x86-64-v3` (AVX2 + FMA) build a binary that runs on other
+/// machines of that level; `LIFT_CPU=baseline` sets no CPU flags, the build a package depending on
+/// Lift by version gets (the kernels then multiply and add and use smaller register tiles).
 let cpu = ProcessInfo.processInfo.environment["LIFT_CPU"] ?? "native"
 /// The x86-64 levels (`x86-64-v3`, `x86-64-v4`) are clang `-march` names only (Swift's `-target-cpu`
 /// refuses them, and `-Xcc -march` alone sets the Swift code's target too); named CPUs (`znver3`,
 /// `skylake-avx512`, …) are both.
-let cpuFlags: [String] = cpu == "native" ? ["-target-cpu", "native"]
+let cpuFlags: [String] = cpu == "native" ? ["-target-cpu", "native"] : cpu == "baseline" ? []
     : cpu.hasPrefix("x86-64") ? ["-Xcc", "-march=\(cpu)"] : ["-Xcc", "-march=\(cpu)", "-target-cpu", cpu]
+/// This machine's CPU feature flags (x86 Linux), for `LIFT_CPU=native`.
+let nativeFeatures: Set<Substring> = {
+    let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+    return Set(cpuinfo.split(separator: "\n").first { $0.hasPrefix("flags") }?.split(separator: " ") ?? [])
+}()
+let avx512CPUs = ["x86-64-v4", "skylake-avx512", "cascadelake", "cooperlake", "icelake-server", "icelake-client", "tigerlake",
+                  "sapphirerapids", "emeraldrapids", "graniterapids", "znver4", "znver5"]
+let fmaCPUs = avx512CPUs + ["x86-64-v3", "haswell", "broadwell", "skylake", "alderlake", "raptorlake", "meteorlake", "arrowlake",
+                            "lunarlake", "znver1", "znver2", "znver3", "bdver2", "bdver3", "bdver4"]
 /// Whether that CPU has AVX-512, whose 32 registers of 16 floats the kernels' register tiles were
 /// first sized for; without it (AVX2: 16 registers of 8 floats) `LIFT_AVX512` is not defined and the
 /// kernels pick tiles a quarter the size, which would otherwise spill to the stack.
-let avx512: Bool = {
-    if cpu == "native" {
-        let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
-        return cpuinfo.split(separator: "\n").first { $0.hasPrefix("flags") }?.split(separator: " ").contains("avx512f") ?? false
-    }
-    return cpu == "x86-64-v4" || ["skylake-avx512", "cascadelake", "cooperlake", "icelake-server", "icelake-client",
-                                   "tigerlake", "sapphirerapids", "emeraldrapids", "graniterapids", "znver4", "znver5"].contains(cpu)
-}()
+let avx512 = cpu == "native" ? nativeFeatures.contains("avx512f") : avx512CPUs.contains(cpu)
+/// Whether that CPU has fused multiply-add (`LIFT_FMA`), which the kernels then use; without it they
+/// multiply and add, because Swift compiles `addingProduct` for a CPU without FMA into a call of the
+/// C library's `fmaf` per lane. (arm64 always has it; the kernels know that themselves.)
+let fma = cpu == "native" ? nativeFeatures.contains("fma") : fmaCPUs.contains(cpu)
 /// SwiftPM refuses a package that another one depends on by version (`from: "2.0.0"`) when its
 /// targets carry unsafe flags, and `-target-cpu` is one. Such a dependency is a checkout SwiftPM
 /// makes under `.build/checkouts/` (Xcode under `SourcePackages/checkouts/`): there the CPU flags
 /// are left to the consumer, who passes them for the whole build (`swift build -c release -Xswiftc
-/// -target-cpu -Xswiftc native`, docs/library.md); as the root package, a path or a
-/// branch dependency, Lift sets them itself.
+/// -target-cpu -Xswiftc native -Xswiftc -DLIFT_FMA`, docs/library.md), and without them the kernels
+/// take their baseline path (no `LIFT_FMA` or `LIFT_AVX512`, which Package.swift defines only beside
+/// the CPU flags); as the root package, a path or a branch dependency, Lift sets them itself.
 let isVersionedCheckout = ["/.build/checkouts/", "/SourcePackages/checkouts/"].contains { Context.packageDirectory.contains($0) }
-let fast: [SwiftSetting] = (isVersionedCheckout ? [] : [.unsafeFlags(cpuFlags)]) + (avx512 ? [.define("LIFT_AVX512")] : [])
+let fast: [SwiftSetting] = isVersionedCheckout || cpuFlags.isEmpty ? []
+    : [.unsafeFlags(cpuFlags)] + (avx512 ? [.define("LIFT_AVX512")] : []) + (fma ? [.define("LIFT_FMA")] : [])
 
 var targets: [Target] = [
     .systemLibrary(name: "CZlib", path: "Sources/CZlib"),

@@ -24,7 +24,7 @@ public struct Analysis: Sendable {
         public var refineRadius: Int?
         /// Guided-filter regularisation (colour variance units, channels in 0…1): smaller follows
         /// weaker photo edges. Default 1e-4 (the best of 1e-4, 1e-3 and 1e-2 on DUTS-TE with the
-        /// person-era model); `Quality` sets its own per level (`Quality.refineEpsilon`).
+        /// person-era model); `SubjectLifter` sets its recipe level's (`Recipe.Level.refineEpsilon`).
         public var refineEpsilon: Float
         /// Components smaller than this are dropped as specks.
         public var minimumArea: MinimumArea
@@ -42,9 +42,10 @@ public struct Analysis: Sendable {
         /// Where the subjects come from: the mask's connected components (default) or the model's
         /// instance cues (`SubjectLifter` runs the model's instance heads; `Analysis` needs the cues).
         public var instances: InstanceSource
-        /// The thresholds that turn instance cues into subjects (with `instances == .model`); the
-        /// default is the setting tuned for the shipped subject model's heads (`.shipped`).
-        public var grouping: InstanceGrouping.Parameters
+        /// The thresholds that turn instance cues into subjects (with `instances == .model`); nil:
+        /// those tuned for the model's instance heads, which `SubjectLifter` fills in from their
+        /// recipe (`SubjectLifter.instanceGrouping(width:height:)`), else `InstanceGrouping.Parameters()`.
+        public var grouping: InstanceGrouping.Parameters?
 
         /// Options; the defaults suit photos: threshold 0.5, refinement on, specks under 0.05 % of
         /// the photo dropped, holes kept, 8-connectivity, decontamination on, subjects as connected
@@ -53,7 +54,7 @@ public struct Analysis: Sendable {
                     refineEpsilon: Float = 1e-4, minimumArea: MinimumArea = .fraction(0.0005),
                     fillHoles: Bool = false, keepLargestOnly: Bool = false,
                     connectivity: Connectivity = .eight, decontaminate: Bool = true, threads: Int? = nil,
-                    instances: InstanceSource = .components, grouping: InstanceGrouping.Parameters = .shipped) {
+                    instances: InstanceSource = .components, grouping: InstanceGrouping.Parameters? = nil) {
             self.instances = instances
             self.grouping = grouping
             self.threshold = threshold
@@ -118,7 +119,7 @@ public struct Analysis: Sendable {
     ///   out of range.
     public init(photo: RGBAImage, probability: FloatMap, instanceCues: InstanceCues?, placement: MapPlacement = .stretched,
                 options: Options = Options()) throws {
-        var cues: InstanceCues?
+        var cues: (cues: InstanceCues, grouping: InstanceGrouping.Parameters)?
         if options.instances == .model {
             guard let instanceCues else {
                 throw MaskError.invalidParameter(name: "instanceCues", value: "none",
@@ -132,8 +133,9 @@ public struct Analysis: Sendable {
                 throw MaskError.invalidParameter(name: "placement", value: "letterboxed",
                                                  expected: "stretched when subjects come from the model's instance cues")
             }
-            try options.grouping.validate()
-            cues = instanceCues
+            let grouping = options.grouping ?? InstanceGrouping.Parameters()
+            try grouping.validate()
+            cues = (instanceCues, grouping)
         }
         guard photo.width > 0, photo.height > 0 else {
             throw MaskError.emptyInput(what: "photo", width: photo.width, height: photo.height)
@@ -181,7 +183,7 @@ public struct Analysis: Sendable {
                                      fillHoles: options.fillHoles),
             threads: threads)
         if let cues {
-            segmentation = try segmentation.grouped(by: cues, parameters: options.grouping, scoreRows: MapRows(upsampled),
+            segmentation = try segmentation.grouped(by: cues.cues, parameters: cues.grouping, scoreRows: MapRows(upsampled),
                                                     threads: threads)
         }
         let reach = max(radius, Int(factor.rounded(.up))) + 2

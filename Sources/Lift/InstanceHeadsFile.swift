@@ -1,11 +1,21 @@
 import Foundation
+import LiftMask
 import LiftModel
 
 /// A subject model's instance heads kept in a weights file of their own (GRAPH-FORMAT.md, "Instance
 /// heads in their own file"): the mask graph's output `instance_features` is the heads graph's
 /// input. Loaded (read, checked against `SHA256SUMS`, packed) the first time cues are asked for, so
-/// a run that never asks pays nothing for them; thread-safe.
+/// a run that never asks pays nothing for them; thread-safe. The file's `lift.recipe` carries the
+/// grouping tuned for these heads (`Recipe.grouping`).
 final class InstanceHeadsFile: @unchecked Sendable {
+    /// The loaded heads: one copy per mask-model copy, where their cues are among their outputs, and
+    /// the grouping their recipe gives (nil: none).
+    struct Heads {
+        let models: [Model]
+        let outputs: CueOutputs
+        let grouping: InstanceGrouping.Parameters?
+    }
+
     /// The mask graph's output the heads read.
     static let featuresOutput = "instance_features"
     /// The mask file's metadata key naming the heads file (a file name in the same directory).
@@ -18,7 +28,7 @@ final class InstanceHeadsFile: @unchecked Sendable {
     private let model: ModelName
     private let copies: Int
     private let lock = NSLock()
-    private var loaded: (models: [Model], outputs: CueOutputs)?
+    private var loaded: Heads?
 
     /// The heads file that `mask`'s metadata names, nil when it names none. The file itself is not
     /// looked at until cues are asked for: a missing one is then a load error naming it, and runs that
@@ -43,17 +53,19 @@ final class InstanceHeadsFile: @unchecked Sendable {
         self.copies = max(1, copies)
     }
 
-    /// The heads (one copy per mask-model copy) and where their cues are among their outputs,
-    /// loaded on the first call.
-    /// - Throws: `LiftError.modelLoadFailed` for a file that is missing, does not load or is not the
-    ///   one recorded in `SHA256SUMS`, `.unsupportedInputSpec` for a graph without `centre` and `offset` outputs.
-    func heads() throws(LiftError) -> (models: [Model], outputs: CueOutputs) {
+    /// The heads, loaded on the first call.
+    /// - Throws: `LiftError.modelLoadFailed` for a file that is missing, does not load, is not the
+    ///   one recorded in `SHA256SUMS` or carries a recipe that does not decode (or, for `.subject`, none), `.unsupportedInputSpec`
+    ///   for a graph without `centre` and `offset` outputs.
+    func heads() throws(LiftError) -> Heads {
         lock.lock()
         defer { lock.unlock() }
         if let loaded { return loaded }
-        let first: Model
+        let first: Model, recipe: Recipe?
         do {
             first = try Model(contentsOf: url, expectedSHA256: try WeightsManifest.recordedDigest(for: url))
+            // The shipped subject model's heads carry the grouping tuned for them (`RecipeError.missing`).
+            recipe = try Recipe.from(metadata: first.metadata, required: model == .subject)
         } catch {
             throw .modelLoadFailed(model: model, path: url.path, underlying: error)
         }
@@ -61,7 +73,7 @@ final class InstanceHeadsFile: @unchecked Sendable {
             throw .unsupportedInputSpec(model: model, reason: "\(url.lastPathComponent) is not instance heads: it reads "
                 + "\(first.inputShape.name) and gives \(first.outputNames.joined(separator: ", "))")
         }
-        let made = (models: [first] + (1 ..< copies).map { _ in first.replica() }, outputs: outputs)
+        let made = Heads(models: [first] + (1 ..< copies).map { _ in first.replica() }, outputs: outputs, grouping: recipe?.grouping)
         loaded = made
         return made
     }

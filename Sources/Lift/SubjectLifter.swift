@@ -13,6 +13,16 @@ import LiftMask
 /// ```
 /// A lifter is a value that shares its loaded networks; it may be used from several threads (runs of
 /// one network are serialised by the executor).
+///
+/// Speed depends on how Lift was built: built as the root package (`swift build -c release` in a
+/// checkout, or as a path or branch dependency) it compiles its kernels for the machine's CPU; as a
+/// package depended on by version it cannot (SwiftPM refuses the flags there), and without flags
+/// of the consumer's own the kernels target the x86-64 baseline (`KernelTarget.baseline`: no fused
+/// multiply-add, 16 registers of 4 floats), which is slower (about 1.7× on the astronaut on an
+/// AVX2 machine, docs/library.md). Such a consumer builds with
+/// `swift build -c release -Xswiftc -target-cpu -Xswiftc native -Xswiftc -DLIFT_FMA` (and
+/// `-Xswiftc -DLIFT_AVX512` on an AVX-512 CPU); `slowBuildNote` says so at run time, and `lift`
+/// prints it once on standard error.
 public struct SubjectLifter: Sendable {
     /// The model asked for (`.person` also runs its landscape variant on wide photos).
     public let model: ModelName
@@ -20,29 +30,33 @@ public struct SubjectLifter: Sendable {
     public let quality: Quality
     /// Worker threads for preprocessing, the model and the mask.
     public let threads: Int
-    /// How probability maps become subjects; set from `quality`, adjustable (threshold, refinement…).
+    /// How probability maps become subjects; set from the recipe's level (refinement and its ε),
+    /// adjustable (threshold, refinement…). Its `grouping` starts nil: the grouping the model's
+    /// instance heads carry (`instanceGrouping()`).
     public var analysisOptions: Analysis.Options
+    /// What the model's quality levels run: the model file's `lift.recipe`, or `Recipe.generic` for a
+    /// file without one.
+    public let recipe: Recipe
 
-    /// The second network whose map `balanced` and `accurate` combine with the subject model's before
-    /// refinement (`.u2netp`, when its weights are found; `Quality.partnerPasses`, `MapCombination`),
-    /// else nil.
+    /// The second network whose map this level combines with the model's before refinement (the
+    /// recipe's `Recipe.Partner`, when its weights are found; absent, the model runs alone), else nil.
     public let partner: ModelName?
 
     /// The loaded networks: the model's variants, each with its input spec.
     private let networks: [ModelName: Network]
-    /// The partner's network (its passes at this quality: `Quality.partnerPasses`).
-    private let partnerNetwork: Network?
+    /// The partner's network (its passes at this level) and how its map joins the model's.
+    private let partnerNetwork: (network: Network, combination: MapCombination)?
 
     /// Loads `model`'s weights (found by `ModelCatalog`: `LIFT_WEIGHTS`, `Weights/` beside the
-    /// executable or in the source checkout).
+    /// executable or in the source checkout) and, where the recipe's level names one, its partner's.
     /// - Parameters:
-    ///   - model: `.subject`, `.person` or `.personLandscape`; `nil` picks `.subject` when its weights
-    ///     exist, else `.person` (see `defaultModel`).
-    ///   - quality: input resolution and edge refinement.
+    ///   - model: `.subject`, `.person` or `.personLandscape`, a rembg model or a file; `nil` picks
+    ///     `.subject` when its weights exist, else `.person` (see `defaultModel`).
+    ///   - quality: the recipe's level to run (passes, partner, edge refinement).
     ///   - threads: worker threads; `nil` uses every active core.
     ///   - environment: the process environment, read for `LIFT_WEIGHTS`.
-    /// - Throws: `LiftError.weightsNotFound` naming every directory searched, `.modelLoadFailed`,
-    ///   `.unsupportedInputSpec`.
+    /// - Throws: `LiftError.weightsNotFound` naming every directory searched, `.modelLoadFailed` (also
+    ///   for a recipe that does not decode, `RecipeError`), `.unsupportedInputSpec`.
     public init(model: ModelName? = nil, quality: Quality = .balanced, threads: Int? = nil,
                 environment: [String: String] = ProcessInfo.processInfo.environment) throws(LiftError) {
         let model = if let model { model } else { try Self.defaultModel(environment: environment) }
@@ -50,24 +64,39 @@ public struct SubjectLifter: Sendable {
         self.quality = quality
         self.threads = max(1, threads ?? Parallel.defaultThreads)
         let threads = self.threads
-        var networks: [ModelName: Network] = [model: try Network(model, passes: quality.passes, threads: threads, environment: environment)]
+        let file = try ModelFile(model, environment: environment)
+        recipe = file.recipe ?? .generic
+        let level = recipe[quality]
+        var networks: [ModelName: Network] = [model: try Network(file, passes: level.passes, threads: threads)]
         // The landscape variant is optional: absent, wide photos use the square model; present but
         // broken, it is an error like any model file's.
         if model == .person, (try? ModelCatalog.url(for: .personLandscape, environment: environment)) != nil {
-            networks[.personLandscape] = try Network(.personLandscape, passes: quality.passes, threads: threads, environment: environment)
+            networks[.personLandscape] = try Network(try ModelFile(.personLandscape, environment: environment), passes: level.passes,
+                                                     threads: threads)
         }
         self.networks = networks
-        // `balanced` and `accurate` with the subject model add U²-Net-small's view when its weights
-        // are shipped beside it (absent: the subject model alone; present but broken: an error).
-        if model == .subject, !quality.partnerPasses.isEmpty, (try? ModelCatalog.url(for: .u2netp, environment: environment)) != nil {
-            partner = .u2netp
-            partnerNetwork = try Network(.u2netp, passes: quality.partnerPasses, scalesFixedSize: true, threads: threads,
-                                         environment: environment)
+        // A partner runs when its weights are found (absent: the model alone; present but broken: an error).
+        if let partner = level.partner, (try? ModelCatalog.url(for: partner.model, environment: environment)) != nil {
+            self.partner = partner.model
+            partnerNetwork = (try Network(try ModelFile(partner.model, environment: environment), passes: partner.passes,
+                                          scalesFixedSize: true, threads: threads), partner.combination)
         } else {
             partner = nil
             partnerNetwork = nil
         }
-        analysisOptions = Analysis.Options(refine: quality.refinesEdges, refineEpsilon: quality.refineEpsilon, threads: self.threads)
+        analysisOptions = Analysis.Options(refine: level.refineEpsilon != nil,
+                                           refineEpsilon: level.refineEpsilon ?? Analysis.Options().refineEpsilon, threads: self.threads)
+    }
+
+    /// How to build Lift fast, when this build's kernels target the x86-64 baseline
+    /// (`KernelTarget.current == .baseline`: built without CPU flags, as a package depending on Lift
+    /// by version is unless it passes its own), else nil.
+    public static var slowBuildNote: String? {
+        guard KernelTarget.current == .baseline else { return nil }
+        return "this build of Lift targets the baseline x86-64 CPU (SSE2, no fused multiply-add), so its kernels run slower "
+            + "than in a build for this CPU: build Lift itself with `swift build -c release` (it sets the CPU "
+            + "flags), or, for a package that depends on it by version, `swift build -c release -Xswiftc -target-cpu -Xswiftc "
+            + "native -Xswiftc -DLIFT_FMA` (add `-Xswiftc -DLIFT_AVX512` on an AVX-512 CPU; docs/library.md)"
     }
 
     /// `.subject` when its weight file can be found (even one that will not load: that is then an
@@ -98,10 +127,14 @@ public struct SubjectLifter: Sendable {
         var clock = Stopwatch()
         let wantsCues = analysisOptions.instances == .model
         let (probability, cues) = try maps(for: image, cues: wantsCues, timings: &timings)
+        var options = analysisOptions
+        if wantsCues, options.grouping == nil {
+            options.grouping = try instanceGrouping(width: image.width, height: image.height)
+        }
         _ = clock.lap()
         do {
             let analysis = try Analysis(photo: image, probability: probability, instanceCues: cues, placement: .stretched,
-                                        options: analysisOptions)
+                                        options: options)
             timings.mask = clock.lap()
             return analysis
         } catch {
@@ -139,6 +172,15 @@ public struct SubjectLifter: Sendable {
     /// Whether the model (its main variant) has instance heads.
     public var hasInstanceCues: Bool { networks[model]?.hasCues ?? false }
 
+    /// The grouping of instance cues tuned for the instance heads of the model that runs on a
+    /// `width × height` photo (their recipe's `Recipe.grouping`; loads heads kept in a file of their
+    /// own), else `InstanceGrouping.Parameters()`: what `InstanceSource.model` uses while
+    /// `analysisOptions.grouping` is nil.
+    /// - Throws: `LiftError.modelLoadFailed` for a heads file that does not load.
+    public func instanceGrouping(width: Int, height: Int) throws(LiftError) -> InstanceGrouping.Parameters {
+        try networks[modelVariant(width: width, height: height)]?.grouping() ?? InstanceGrouping.Parameters()
+    }
+
     /// The probability map and, when `cues` is set, the instance cues (throws `.noInstanceCues` when
     /// the model has none).
     private func maps(for image: RGBAImage, cues: Bool,
@@ -147,7 +189,7 @@ public struct SubjectLifter: Sendable {
         guard let network = networks[variant] else { preconditionFailure("SubjectLifter holds no network for \(variant.rawValue)") }
         if cues, !network.hasCues { throw .noInstanceCues(model: variant) }
         let (map, instanceCues) = try network.run(image, threads: threads, cues: cues, timings: &timings)
-        guard let partnerNetwork else { return (map, instanceCues) }
+        guard let (partnerNetwork, combination) = partnerNetwork else { return (map, instanceCues) }
         var other = try partnerNetwork.run(image, threads: threads, cues: false, timings: &timings).map
         do {
             if other.width != map.width || other.height != map.height {
@@ -156,7 +198,7 @@ public struct SubjectLifter: Sendable {
         } catch {
             throw .inferenceFailed(model: partnerNetwork.name, underlying: error)
         }
-        return (quality.partnerCombination.combine(map, other), instanceCues)
+        return (combination.combine(map, other), instanceCues)
     }
 
     /// What ran on a `width × height` photo, for reports: the model variant, and the partner
@@ -170,286 +212,5 @@ public struct SubjectLifter: Sendable {
     public func modelVariant(width: Int, height: Int) -> ModelName {
         let variant = ModelCatalog.variant(of: model, width: width, height: height)
         return networks[variant] == nil ? model : variant
-    }
-}
-
-/// One model file loaded once per pass that can run at the same time, the passes `quality` asks
-/// for, and a preprocessing per pass input size.
-private struct Network: Sendable {
-    let name: ModelName
-    /// Replicas of the model (shared weights, each with its own buffers): passes run side by side,
-    /// one thread each, instead of one after the other with their many small ops split across threads.
-    let models: [Model]
-    let passes: [ModelPass]
-    /// The preprocessing of each pass (its input size), in `passes` order.
-    let preprocesses: [Preprocess]
-    /// Where the instance heads' maps are among the graph outputs, when the heads are inline.
-    let cueOutputs: CueOutputs?
-    /// The instance heads in a file of their own, when the model names one.
-    let headsFile: InstanceHeadsFile?
-    /// Whether the model has instance heads, inline or in their own file.
-    var hasCues: Bool { cueOutputs != nil || headsFile != nil }
-
-    /// Loads `name` (plus a replica for each further pass that `threads` threads can run at once)
-    /// and fixes the input size of each of `passes` (models of open size are scaled from their
-    /// spec's size; fixed-size models run at their size, or, with `scalesFixedSize`, are opened to
-    /// any size (`Model.openedToAnyInputSize`) and scaled from it too).
-    init(_ name: ModelName, passes requested: [ModelPass], scalesFixedSize: Bool = false, threads: Int,
-         environment: [String: String]) throws(LiftError) {
-        let url: URL
-        do {
-            url = try ModelCatalog.url(for: name, environment: environment)
-        } catch {
-            switch error {
-            case .weightsNotFound(_, let searched), .modelNotFound(_, let searched): throw .weightsNotFound(model: name, searched: searched)
-            }
-        }
-        var model: Model
-        do {
-            if url.pathExtension.lowercased() == "onnx" {
-                model = try ONNXConversion(contentsOf: url).model()
-            } else {
-                model = try Model(contentsOf: url, expectedSHA256: try WeightsManifest.recordedDigest(for: url))
-            }
-        } catch {
-            throw .modelLoadFailed(model: name, path: url.path, underlying: error)
-        }
-        guard let json = model.metadata["lift.input"] else {
-            throw .unsupportedInputSpec(model: name, reason: "the file has no lift.input metadata")
-        }
-        let spec: InputSpec
-        do {
-            spec = try InputSpec(json: json)
-        } catch {
-            throw .unsupportedInputSpec(model: name, reason: error.description)
-        }
-        var openSize = model.inputShape.height == nil && model.inputShape.width == nil
-        if !openSize, model.inputShape.height != spec.height || model.inputShape.width != spec.width || model.inputShape.channels != 3 {
-            throw .unsupportedInputSpec(model: name, reason: "lift.input says \(spec.height)×\(spec.width)×3, the graph takes "
-                + "\(model.inputShape.height ?? -1)×\(model.inputShape.width ?? -1)×\(model.inputShape.channels)")
-        }
-        if !openSize, scalesFixedSize {
-            guard let opened = model.openedToAnyInputSize() else {
-                throw .unsupportedInputSpec(model: name, reason: "the graph resizes to a constant size, so it only runs at its "
-                    + "\(spec.height)×\(spec.width) input")
-            }
-            model = opened
-            openSize = true
-        }
-        if let problem = model.maskOutputProblem(height: spec.height, width: spec.width) {
-            throw .unsupportedInputSpec(model: name, reason: problem)
-        }
-        guard model.outputNames.first == spec.output else {
-            throw .unsupportedInputSpec(model: name, reason: "lift.input names the output \(spec.output), the graph's first output is "
-                + (model.outputNames.first ?? "missing"))
-        }
-        self.name = name
-        cueOutputs = CueOutputs(outputNames: model.outputNames, after: 1)
-        // A fixed-size model's passes differ only in mirroring: each distinct one runs once (the
-        // average is the same, every duplicate having had its twin).
-        let passes = openSize ? requested : requested.reduce(into: [ModelPass]()) { unique, pass in
-            let fixed = ModelPass(scale: 1, mirrored: pass.mirrored)
-            if !unique.contains(fixed) { unique.append(fixed) }
-        }
-        self.passes = passes
-        self.models = [model] + (1 ..< max(1, min(passes.count, threads))).map { _ in model.replica() }
-        headsFile = cueOutputs == nil ? try InstanceHeadsFile(for: model, at: url, model: name, copies: models.count) : nil
-        preprocesses = passes.map { pass in
-            var scaled = spec
-            if openSize {
-                scaled.height = Self.scaled(spec.height, by: pass.scale)
-                scaled.width = Self.scaled(spec.width, by: pass.scale)
-            }
-            return Preprocess(spec: scaled)
-        }
-    }
-
-    /// `side × scale` rounded to a multiple of 32 (what down-sampling encoders divide by), at least 32.
-    private static func scaled(_ side: Int, by scale: Double) -> Int {
-        max(32, Int((Double(side) * scale / 32).rounded()) * 32)
-    }
-
-    /// Runs every pass on `image` and returns the average of their maps (single-channel outputs,
-    /// mirrored ones mirrored back), at the first pass's output size. With several model copies
-    /// and threads, the passes run side by side (threads shared out between them); the map is the same either way.
-    /// With `cues` (the model has instance heads) also the average of the instance cues of the passes
-    /// at the first pass's input size (the photo and its mirror image), whose model frame is the map's.
-    func run(_ image: RGBAImage, threads: Int, cues: Bool,
-             timings: inout StageTimings) throws(LiftError) -> (map: FloatMap, cues: InstanceCues?) {
-        // Each input size is prepared once: a mirrored pass mirrors the same tensor.
-        var preparing = Stopwatch()
-        var inputs: [[Float]] = []
-        var inputOfPass: [Int] = []
-        for (k, preprocess) in preprocesses.enumerated() {
-            if let twin = preprocesses[..<k].firstIndex(where: { $0.spec == preprocess.spec }) {
-                inputOfPass.append(inputOfPass[twin])
-                continue
-            }
-            do {
-                inputs.append(try preprocess.tensorValues(image, threads: threads))
-            } catch {
-                throw .inferenceFailed(model: name, underlying: error)
-            }
-            inputOfPass.append(inputs.count - 1)
-        }
-        timings.preprocess += preparing.lap()
-        let prepared = inputs, inputIndex = inputOfPass
-        var maps = [FloatMap?](repeating: nil, count: passes.count)
-        var passCues = [InstanceCues?](repeating: nil, count: passes.count)
-        // Cues come from the passes at the first pass's size (their cells share one grid).
-        let cuePasses = (0 ..< passes.count).map { cues && preprocesses[$0].spec.height == preprocesses[0].spec.height
-            && preprocesses[$0].spec.width == preprocesses[0].spec.width }
-        let lanes = min(models.count, threads, passes.count)
-        if lanes <= 1 {
-            for (k, pass) in passes.enumerated() {
-                (maps[k], passCues[k]) = try run(prepared[inputIndex[k]], spec: preprocesses[k].spec, mirrored: pass.mirrored,
-                                                 lane: 0, cues: cuePasses[k], threads: threads, timings: &timings)
-            }
-        } else {
-            var clock = Stopwatch()
-            var failures = [LiftError?](repeating: nil, count: passes.count)
-            var passTimings = [StageTimings](repeating: StageTimings(), count: passes.count)
-            maps.withUnsafeMutableBufferPointer { maps in
-              passCues.withUnsafeMutableBufferPointer { passCues in
-                failures.withUnsafeMutableBufferPointer { failures in
-                    passTimings.withUnsafeMutableBufferPointer { passTimings in
-                        let threadsPerLane = max(1, threads / lanes)
-                        Parallel.forEach(count: passes.count, threads: lanes) { range in
-                            // Contiguous runs of passes, one run per lane and per model copy.
-                            let lane = range.lowerBound * lanes / passes.count
-                            for k in range {
-                                do throws(LiftError) {
-                                    (maps[k], passCues[k]) = try run(prepared[inputIndex[k]], spec: preprocesses[k].spec,
-                                                                     mirrored: passes[k].mirrored, lane: lane, cues: cuePasses[k],
-                                                                     threads: threadsPerLane, timings: &passTimings[k])
-                                } catch {
-                                    failures[k] = error
-                                }
-                            }
-                        }
-                    }
-                }
-              }
-            }
-            if let failure = failures.lazy.compactMap({ $0 }).first { throw failure }
-            // The lanes ran at the same time: the stage took the wall time, split as the passes' own.
-            let wall = clock.lap()
-            let preprocess = passTimings.map(\.preprocess).reduce(0, +), inference = passTimings.map(\.inference).reduce(0, +)
-            let share = preprocess + inference > 0 ? preprocess / (preprocess + inference) : 0
-            timings.preprocess += wall * share
-            timings.inference += wall * (1 - share)
-        }
-        guard var average = maps[0] else { preconditionFailure("every quality level has at least one pass") }
-        for k in maps.indices.dropFirst() {
-            guard var map = maps[k] else { preconditionFailure("every pass returned a map or threw") }
-            if map.width != average.width || map.height != average.height {
-                do {
-                    map = try MaskResize.bilinear(map, width: average.width, height: average.height, threads: threads)
-                } catch {
-                    throw .inferenceFailed(model: name, underlying: error)
-                }
-            }
-            for i in map.values.indices { map.values[i] += average.values[i] }
-            average = map
-        }
-        let scale = 1 / Float(passes.count)
-        for i in average.values.indices { average.values[i] *= scale }
-        guard cues else { return (average, nil) }
-        guard let cueAverage = InstanceCues.average(passCues.compactMap { $0 }),
-              cueAverage.modelWidth == average.width, cueAverage.modelHeight == average.height
-        else {
-            throw .unsupportedInputSpec(model: name, reason: "the instance cues' frame does not match the map's \(average.width)×\(average.height)")
-        }
-        return (average, cueAverage)
-    }
-
-    /// Runs the model copy of `lane` on a prepared input (`spec`'s NHWC values, mirrored left–right
-    /// when asked) and returns its single-channel output as a map, mirrored back, and with `cues` the
-    /// instance cues (mirrored back: maps flipped, horizontal offsets negated; heads in their own file
-    /// run on the mask graph's `instance_features`). Adds to the preprocessing and inference times.
-    private func run(_ values: [Float], spec: InputSpec, mirrored: Bool, lane: Int, cues: Bool = false, threads: Int,
-                     timings: inout StageTimings) throws(LiftError) -> (FloatMap, InstanceCues?) {
-        let model = models[lane]
-        var clock = Stopwatch()
-        let input = Tensor(shape: TensorShape(n: 1, h: spec.height, w: spec.width, c: 3), values: values)
-        if mirrored { Self.mirrorRows(input.buffer, width: spec.width, channels: 3) }
-        timings.preprocess += clock.lap()
-        let output: Tensor
-        var instanceCues: InstanceCues?
-        do {
-            if cues, hasCues {
-                let outputs = try model.runAll(input, threads: threads)
-                output = outputs[0]
-                let found = try self.cues(of: outputs, lane: lane, threads: threads)
-                instanceCues = mirrored ? found.mirrored() : found
-            } else {
-                output = try model.run(input, threads: threads)
-            }
-        } catch let error as LiftError {
-            throw error
-        } catch {
-            throw .inferenceFailed(model: name, underlying: error)
-        }
-        timings.inference += clock.lap()
-        guard output.shape.n == 1, output.shape.c == 1 else {
-            throw .unsupportedInputSpec(model: name, reason: "the output \(spec.output) has shape \(output.shape), expected [1, H, W, 1]")
-        }
-        var map = FloatMap(width: output.shape.w, height: output.shape.h, values: output.toArray())
-        if mirrored { map.values.withUnsafeMutableBufferPointer { Self.mirrorRows($0, width: map.width, channels: 1) } }
-        if spec.outputNormalization == .minmax { Self.stretchToUnitRange(&map.values) }
-        return (map, instanceCues)
-    }
-
-    /// The instance cues of a run's `outputs` (the mask first): inline among them, or the heads
-    /// file's copy for `lane` run on their `instance_features`.
-    private func cues(of outputs: [Tensor], lane: Int, threads: Int) throws -> InstanceCues {
-        if let cueOutputs { return try Self.cues(outputs, at: cueOutputs, frame: outputs[0].shape) }
-        guard let headsFile else { preconditionFailure("cues asked of a model without instance heads") }
-        let heads = try headsFile.heads()
-        let headOutputs = try heads.models[lane].runAll(outputs[headsFile.featuresIndex], threads: threads)
-        return try Self.cues(headOutputs, at: heads.outputs, frame: outputs[0].shape)
-    }
-
-    /// The instance cues in a run's `outputs` (centre and boundary `[1, h, w, 1]`, offset
-    /// `[1, h, w, 2]` as (dy, dx), affinity `[1, h, w, 6]` in `InstanceCues.affinityOffsets` order),
-    /// over a model frame of `frame`'s size.
-    private static func cues(_ outputs: [Tensor], at index: CueOutputs, frame: TensorShape) throws -> InstanceCues {
-        /// Each channel of `tensor` as a map (one copy of the tensor, however many channels).
-        func maps(_ tensor: Tensor) -> [FloatMap] {
-            let s = tensor.shape, all = tensor.toArray()
-            return (0 ..< s.c).map { c in FloatMap(width: s.w, height: s.h, values: stride(from: c, to: all.count, by: s.c).map { all[$0] }) }
-        }
-        let centre = outputs[index.centre], offset = outputs[index.offset], boundary = index.boundary.map { outputs[$0] }
-        let affinity = index.affinity.map { outputs[$0] }, pairs = InstanceCues.affinityOffsets.count
-        guard centre.shape.c == 1, offset.shape.c == 2, boundary.map({ $0.shape.c == 1 }) ?? true,
-              affinity.map({ $0.shape.c == pairs }) ?? true else {
-            throw MaskError.invalidParameter(
-                name: "instance cue channels",
-                value: "centre \(centre.shape.c), offset \(offset.shape.c), boundary \(boundary?.shape.c ?? 0), affinity \(affinity?.shape.c ?? 0)",
-                expected: "centre 1, offset 2 (dy, dx), boundary 1, affinity \(pairs)")
-        }
-        let offsets = maps(offset)
-        return try InstanceCues(modelWidth: frame.w, modelHeight: frame.h, centre: maps(centre)[0], offsetY: offsets[0],
-                                offsetX: offsets[1], boundary: boundary.map { maps($0)[0] }, affinity: affinity.map(maps))
-    }
-
-    /// Maps the smallest value to 0 and the largest to 1, linearly (a constant map becomes 0).
-    private static func stretchToUnitRange(_ values: inout [Float]) {
-        guard let low = values.min(), let high = values.max() else { return }
-        let scale: Float = high > low ? 1 / (high - low) : 0
-        for i in values.indices { values[i] = (values[i] - low) * scale }
-    }
-
-    /// Reverses the pixel order of every row of a row-major `width × channels` interleaved buffer.
-    private static func mirrorRows(_ values: UnsafeMutableBufferPointer<Float>, width: Int, channels: Int) {
-        let rowCount = width * channels
-        for start in stride(from: 0, to: values.count, by: rowCount) {
-            var left = start, right = start + rowCount - channels
-            while left < right {
-                for c in 0..<channels { values.swapAt(left + c, right + c) }
-                left += channels
-                right -= channels
-            }
-        }
     }
 }

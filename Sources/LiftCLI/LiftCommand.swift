@@ -77,6 +77,7 @@ public enum LiftCommand {
                 environment.writeStandardError("lift: \(TerminalText.escaped("\(error)"))\n")
                 return 1
             }
+            if !options.quiet, let note = SubjectLifter.slowBuildNote { environment.writeStandardError("lift: note: \(note)\n") }
         }
         var reporter: any BatchReporter
         if !options.quiet, environment.standardErrorIsTerminal, entries.count > 1 {

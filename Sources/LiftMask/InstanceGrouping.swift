@@ -28,7 +28,8 @@ public enum InstanceGrouping {
     public static let maximumPieces = 1 << 22
 
     /// The grouping's thresholds (`Tools/instances/group.py`'s `GroupParams`; tune them there, on the
-    /// tuning set only).
+    /// tuning set only). Those tuned for a model's instance heads travel in the heads' weight file
+    /// (`lift.recipe`, `Recipe.grouping` in `Lift`), so heads trained again bring their own.
     public struct Parameters: Sendable, Hashable {
         /// Centre probability a peak needs, 0…1.
         public var centreThreshold: Float
@@ -67,22 +68,6 @@ public enum InstanceGrouping {
             self.splitCheck = splitCheck
             self.affinitySplit = affinitySplit
         }
-
-        /// The thresholds tuned for the shipped subject model's heads (`Weights/subject-instances.safetensors`,
-        /// `docs/models/instances.md`), `group.py`'s `SHIPPED`: centre 0.25, no boundary threshold,
-        /// pieces under 1 % merged, no hard support test, and the split check fitted on those heads
-        /// with the peaks' support as its fifth input (`fit_split_check.py --support`) at probability
-        /// 0.7. Chosen on the tuning set for the best panoptic quality a standard error inside the
-        /// over-split bound (the components' + 2 points), so that real single objects stay whole.
-        /// Heads trained again are tuned and fitted again (`Tools/instances/predict.py --tune`,
-        /// `fit_split_check.py`) and both places change together. Then the affinity split of the
-        /// heads' affinity branch (`AffinitySplit`: bias 0.7, pieces under 3 % of the cell grid
-        /// merged), tuned the same way on those grouped instances (`Tools/instances/affinity_split.py
-        /// --tune`); cues without affinity maps skip it.
-        public static let shipped = Parameters(
-            centreThreshold: 0.25, minimumPiece: 0.01, boundaryThreshold: nil, minimumSupport: 0,
-            splitCheck: SplitCheck(bias: 5.4557, peak: 0.9252, seam: 0.7895, spread: 1.5885, support: 0.2669, probability: 0.7),
-            affinitySplit: AffinitySplit.Parameters(bias: 0.7, minimumPiece: 0.03))
 
         /// Throws `MaskError.invalidParameter` for a value out of its range.
         public func validate() throws {

@@ -6,7 +6,7 @@
 /// gives no reason for leniency: duplicate object keys, unpaired UTF-16 surrogates in `\u` escapes,
 /// invalid UTF-8, control characters in strings and nesting deeper than `maximumDepth` are errors.
 /// Failures name the byte offset in the document.
-@_spi(Testing) public struct JSONParser {
+package struct JSONParser {
     /// Arrays and objects nested deeper than this are refused (the recursion stays shallow).
     public static let maximumDepth = 64
 

@@ -1,8 +1,9 @@
 /// A parsed JSON value, as found in a safetensors header and in the `lift.graph` document.
 ///
-/// Numbers that are integers in the text decode as `.int`; others as `.double`. Public only to
-/// Lift's tests (`@_spi(Testing)`), not part of the library's API.
-@_spi(Testing) public enum JSONValue: Sendable, Equatable, CustomStringConvertible {
+/// Numbers that are integers in the text decode as `.int`; others as `.double`. Visible to Lift's
+/// own modules and tests (`package`: `Lift` decodes the `lift.recipe` document with it), not part of
+/// the library's API.
+package enum JSONValue: Sendable, Equatable, CustomStringConvertible {
     case null
     case bool(Bool)
     case int(Int)
@@ -87,7 +88,7 @@
 }
 
 /// Why a JSON document did not parse: the byte offset and what was wrong there.
-@_spi(Testing) public struct JSONParseFailure: Error {
+package struct JSONParseFailure: Error {
     /// "at byte N: what was wrong".
     public let message: String
 }

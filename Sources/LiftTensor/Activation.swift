@@ -76,17 +76,17 @@ func expLanes(_ x: Vector) -> Vector {
     let clamped = pointwiseMin(pointwiseMax(x, Vector(repeating: -87)), Vector(repeating: 88))
     // Adding 1.5·2^23 rounds x·log2(e) to an integer n held in the low mantissa bits.
     let shifter: Float = 12_582_912
-    let shifted = Vector(repeating: shifter).addingProduct(clamped, Vector(repeating: 1.442_695_04))
+    let shifted = multiplyAdd(clamped, Vector(repeating: 1.442_695_04), Vector(repeating: shifter))
     let n = shifted - shifter
-    var r = clamped.addingProduct(n, Vector(repeating: -0.693_359_375))
-    r = r.addingProduct(n, Vector(repeating: 2.121_944_4e-4))
+    var r = multiplyAdd(n, Vector(repeating: -0.693_359_375), clamped)
+    r = multiplyAdd(n, Vector(repeating: 2.121_944_4e-4), r)
     var p = Vector(repeating: 1.987_569_15e-4)
-    p = Vector(repeating: 1.398_199_950_7e-3).addingProduct(p, r)
-    p = Vector(repeating: 8.333_451_907_3e-3).addingProduct(p, r)
-    p = Vector(repeating: 4.166_579_589_4e-2).addingProduct(p, r)
-    p = Vector(repeating: 1.666_666_545_9e-1).addingProduct(p, r)
-    p = Vector(repeating: 5.000_000_120_1e-1).addingProduct(p, r)
-    let y = (r + 1).addingProduct(p, r * r)
+    p = multiplyAdd(p, r, Vector(repeating: 1.398_199_950_7e-3))
+    p = multiplyAdd(p, r, Vector(repeating: 8.333_451_907_3e-3))
+    p = multiplyAdd(p, r, Vector(repeating: 4.166_579_589_4e-2))
+    p = multiplyAdd(p, r, Vector(repeating: 1.666_666_545_9e-1))
+    p = multiplyAdd(p, r, Vector(repeating: 5.000_000_120_1e-1))
+    let y = multiplyAdd(p, r * r, r + 1)
     let exponent = (unsafeBitCast(shifted, to: SIMD16<UInt32>.self) &- shifter.bitPattern &+ 127) &<< 23
     return y * unsafeBitCast(exponent, to: Vector.self)
 }

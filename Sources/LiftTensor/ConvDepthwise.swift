@@ -115,7 +115,7 @@ private func depthwiseGather<let P: Int, let KH: Int, let KW: Int>(
             for kx in 0 ..< kernelWidth {
                 let weight = loadVector(rowWeights + (kx &* padded))
                 let first = rowBase + ((ix0 &+ kx &* g.dilationX) &* channels)
-                for p in 0 ..< P { acc[p] = acc[p].addingProduct(loadVector(first + (p &* pixelStep)), weight) }
+                for p in 0 ..< P { acc[p] = multiplyAdd(loadVector(first + (p &* pixelStep)), weight, acc[p]) }
             }
             continue
         }
@@ -124,7 +124,7 @@ private func depthwiseGather<let P: Int, let KH: Int, let KW: Int>(
             for p in 0 ..< P {
                 let ix = ix0 &+ p &* g.strideX &+ kx &* g.dilationX
                 let source = ix >= 0 && ix < g.inputWidth ? rowBase + (ix &* channels) : g.packed.zeroRow
-                acc[p] = acc[p].addingProduct(loadVector(source), weight)
+                acc[p] = multiplyAdd(loadVector(source), weight, acc[p])
             }
         }
     }

@@ -108,7 +108,7 @@ private func accumulateInside<let KH: Int, let KW: Int, let S: Int, let C: Int>(
     if C == 0 {
         for kx in 0 ..< KW {
             let weight = loadVector(rowWeights + kx &* padded)
-            for p in 0 ..< windowTile { acc[p] = acc[p].addingProduct(loadVector(row + (p &* S &+ kx) &* channels), weight) }
+            for p in 0 ..< windowTile { acc[p] = multiplyAdd(loadVector(row + (p &* S &+ kx) &* channels), weight, acc[p]) }
         }
         return
     }
@@ -133,7 +133,7 @@ private func accumulateChecked<let KH: Int, let KW: Int, let S: Int, let C: Int>
     if C == 0 {
         for kx in 0 ..< KW {
             let weight = loadVector(rowWeights + kx &* padded)
-            for p in 0 ..< windowTile { acc[p] = acc[p].addingProduct(column(p &* S &+ kx), weight) }
+            for p in 0 ..< windowTile { acc[p] = multiplyAdd(column(p &* S &+ kx), weight, acc[p]) }
         }
         return
     }
@@ -161,6 +161,6 @@ private func addColumn<let KW: Int>(_ acc: inout WindowAccumulators, _ x: Vector
                                     _ stride: Int) {
     for kx in 0 ..< KW {
         let d = j &- kx
-        if d >= 0 && d % stride == 0 && d / stride < windowTile { acc[d / stride] = acc[d / stride].addingProduct(x, taps[kx]) }
+        if d >= 0 && d % stride == 0 && d / stride < windowTile { acc[d / stride] = multiplyAdd(x, taps[kx], acc[d / stride]) }
     }
 }

@@ -14,14 +14,17 @@
 enum Window<let KH: Int, let KW: Int> {}
 
 /// Output pixels per tile: independent accumulator chains that cover the FMA latency and stay in
-/// registers, 8 on AVX-512 and 4 on AVX2 (where a `Vector` takes two of the 16 registers, and 8-pixel
-/// tiles kept their accumulators on the stack).
+/// registers, 8 on AVX-512, 4 on AVX2 (where a `Vector` takes two of the 16 registers, and 8-pixel
+/// tiles kept their accumulators on the stack) and 2 on the SSE2 baseline (four registers a `Vector`).
 #if LIFT_AVX512
 let windowTile = 8
 typealias WindowAccumulators = InlineArray<8, Vector>
-#else
+#elseif LIFT_FMA || arch(arm64)
 let windowTile = 4
 typealias WindowAccumulators = InlineArray<4, Vector>
+#else
+let windowTile = 2
+typealias WindowAccumulators = InlineArray<2, Vector>
 #endif
 
 /// Output rows `items` (item = `b · outputHeight + oy`) of a depthwise convolution with stride 1 (in
@@ -115,7 +118,7 @@ private func windowRow<let KH: Int, let KW: Int>(
 private func addColumn<let KW: Int>(_ acc: inout WindowAccumulators, _ x: Vector, column j: Int, _ taps: InlineArray<KW, Vector>) {
     for kx in 0 ..< KW {
         let p = j &- kx
-        if p >= 0 && p < windowTile { acc[p] = acc[p].addingProduct(x, taps[kx]) }
+        if p >= 0 && p < windowTile { acc[p] = multiplyAdd(x, taps[kx], acc[p]) }
     }
 }
 

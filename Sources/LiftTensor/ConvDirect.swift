@@ -7,7 +7,8 @@ import LiftParallel
 
 /// Output-channel blocks per tile: about 12–16 accumulators, few loads per FMA. On AVX2 (16
 /// registers of 8 floats) one block, 4 pixels wide (8 registers; 8 pixels spilled, and 6-pixel
-/// tiles left more single pixels on U²-Net's 20-wide rows).
+/// tiles left more single pixels on U²-Net's 20-wide rows); on the SSE2 baseline (16 registers of 4
+/// floats) one block, 2 pixels wide (8 registers).
 @inline(__always)
 private func tileBlocks(_ blocksPerGroup: Int) -> Int {
     if registerVectors < 32 { return 1 }
@@ -74,7 +75,11 @@ private func directRow(_ g: ConvGeometry, _ input: UnsafePointer<Float>, _ outpu
         if registerVectors >= 32 {
             while ox &+ 8 <= end { directTile(g, input, output, b, oy, ox, group, block, Tile<8, 1>.self); ox &+= 8 }
         }
+#if LIFT_FMA || arch(arm64)
         while ox &+ 4 <= end { directTile(g, input, output, b, oy, ox, group, block, Tile<4, 1>.self); ox &+= 4 }
+#else
+        while ox &+ 2 <= end { directTile(g, input, output, b, oy, ox, group, block, Tile<2, 1>.self); ox &+= 2 }
+#endif
         while ox < end { directTile(g, input, output, b, oy, ox, group, block, Tile<1, 1>.self); ox &+= 1 }
     }
 }
@@ -127,7 +132,7 @@ private func directTile<let P: Int, let B: Int>(_ g: ConvGeometry, _ input: Unsa
                 for k in 0 ..< B {
                     let weight = loadVector(w + (k &* blockStride))
                     for p in 0 ..< P {
-                        acc[p][k] = acc[p][k].addingProduct(Vector(repeating: sources[p][ci]), weight)
+                        acc[p][k] = multiplyAdd(Vector(repeating: sources[p][ci]), weight, acc[p][k])
                     }
                 }
             }
@@ -200,7 +205,7 @@ private func pointwiseTile<let P: Int, let B: Int>(_ g: ConvGeometry, _ sources:
             for k in 0 ..< B {
                 let weight = loadVector(w + (k &* blockStride))
                 for p in 0 ..< P {
-                    acc[p][k] = acc[p][k].addingProduct(Vector(repeating: pixelBase[p &* channels &+ ci]), weight)
+                    acc[p][k] = multiplyAdd(Vector(repeating: pixelBase[p &* channels &+ ci]), weight, acc[p][k])
                 }
             }
         }

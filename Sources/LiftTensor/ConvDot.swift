@@ -27,13 +27,16 @@ func runDot(_ g: ConvGeometry, input: UnsafePointer<Float>, output: UnsafeMutabl
 }
 
 /// Pixels per tile: one 16-lane partial sum each, 8 on AVX-512, 4 on AVX2 (two registers a sum;
-/// 8 pixels spilled).
+/// 8 pixels spilled), 2 on the SSE2 baseline (four registers a sum).
 #if LIFT_AVX512
 private typealias DotTile = Tile<8, 1>
 private let dotTilePixels = 8
-#else
+#elseif LIFT_FMA || arch(arm64)
 private typealias DotTile = Tile<4, 1>
 private let dotTilePixels = 4
+#else
+private typealias DotTile = Tile<2, 1>
+private let dotTilePixels = 2
 #endif
 
 /// Output channel `co` of pixels `ox ..< ox+P` in row `oy` of batch `b`.
@@ -72,13 +75,13 @@ private func dotTile<let P: Int>(_ g: ConvGeometry, _ input: UnsafePointer<Float
             var c = 0
             while c < fullLength {
                 let weight = loadVector(weights + c)
-                for p in 0 ..< P { acc[p] = acc[p].addingProduct(loadVector(sources[p] + c), weight) }
+                for p in 0 ..< P { acc[p] = multiplyAdd(loadVector(sources[p] + c), weight, acc[p]) }
                 c &+= vectorWidth
             }
             if c < segmentLength {
                 let weight = loadVector(weights + c)
                 for p in 0 ..< P {
-                    acc[p] = acc[p].addingProduct(loadVector(sources[p] + c).replacing(with: 0, where: tailMask), weight)
+                    acc[p] = multiplyAdd(loadVector(sources[p] + c).replacing(with: 0, where: tailMask), weight, acc[p])
                 }
             }
         }

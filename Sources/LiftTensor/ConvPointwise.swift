@@ -140,9 +140,11 @@ private let pointwiseWidestChunk = registerVectors >= 32 ? 4 : 1
 /// stack in the generated code (12- and 16-pixel tiles: the accumulator array's initialiser was not
 /// inlined). AVX2 (chunks of one block): 12 accumulator registers of 16, the rest for the block's
 /// weights and a broadcast input; a 3-pixel tile of two blocks (4 weight registers) spilled one
-/// accumulator every channel and ran at half the speed.
+/// accumulator every channel and ran at half the speed. SSE2 baseline (16 registers of 4 floats, a
+/// block in 4): 2 pixels of one block, or 1 pixel of a block and a half (6 accumulator registers).
 @inline(__always)
 private func pointwiseTilePixels(width: Int, half: Bool, epilogue: Int) -> Int {
+    if registerVectors < 8 { return half ? 1 : 2 }
     if registerVectors < 32 { return half ? 3 : 6 }
     switch (width, half) {
     case (4, false): return epilogue <= 1 ? 6 : 4
@@ -215,6 +217,11 @@ private func pointwiseChunk<let K: Int, let A: Int>(_ job: PointwiseJob, _ start
     // AVX2 (see `pointwiseTilePixels`).
     case (1, false, 6): pointwiseBand(job, start, end, block, PointwiseTile<K, 6, 1, 0, A>.self)
     case (1, true, 3): pointwiseBand(job, start, end, block, PointwiseTile<K, 3, 1, 1, A>.self)
+#if !(LIFT_FMA || arch(arm64))
+    // The SSE2 baseline.
+    case (1, false, 2): pointwiseBand(job, start, end, block, PointwiseTile<K, 2, 1, 0, A>.self)
+    case (1, true, 1): pointwiseBand(job, start, end, block, PointwiseTile<K, 1, 1, 1, A>.self)
+#endif
     case let (width, half, pixels):
         preconditionFailure("no pointwise tile of \(pixels) pixels for \(width) blocks (half block: \(half))")
     }
@@ -309,11 +316,11 @@ private func pointwiseProducts<let P: Int, let F: Int, let H: Int>(
         let w = weights + ci &* vectorWidth
         for f in 0 ..< F {
             let weight = loadVector(w + f &* blockStride)
-            for p in 0 ..< P { acc[p][f] = acc[p][f].addingProduct(Vector(repeating: x[p &* depth &+ ci]), weight) }
+            for p in 0 ..< P { acc[p][f] = multiplyAdd(Vector(repeating: x[p &* depth &+ ci]), weight, acc[p][f]) }
         }
         for h in 0 ..< H {
             let weight = loadHalfVector(w + (F &+ h) &* blockStride)
-            for p in 0 ..< P { halves[p][h] = halves[p][h].addingProduct(HalfVector(repeating: x[p &* depth &+ ci]), weight) }
+            for p in 0 ..< P { halves[p][h] = multiplyAdd(HalfVector(repeating: x[p &* depth &+ ci]), weight, halves[p][h]) }
         }
     }
 }

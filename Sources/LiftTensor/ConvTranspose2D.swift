@@ -179,7 +179,7 @@ private struct TransposedGeometry: @unchecked Sendable {
             forEachTap(base, row: row, rows: rows, columns: columns) { tap, pixel in
                 let tapWeights = weights + tap &* cin &* vectorWidth
                 for ci in 0 ..< cin {
-                    acc = acc.addingProduct(Vector(repeating: pixel[ci]), loadVector(tapWeights + ci &* vectorWidth))
+                    acc = multiplyAdd(Vector(repeating: pixel[ci]), loadVector(tapWeights + ci &* vectorWidth), acc)
                 }
             }
             let lanes = min(vectorWidth, output.c &- block &* vectorWidth)
@@ -200,7 +200,7 @@ private struct TransposedGeometry: @unchecked Sendable {
                 let tapWeights = filter + tap &* cin
                 var c = 0
                 while c < cin {
-                    acc = acc.addingProduct(loadVector(pixel + c), loadVector(tapWeights + c))
+                    acc = multiplyAdd(loadVector(pixel + c), loadVector(tapWeights + c), acc)
                     c &+= vectorWidth
                 }
             }
@@ -233,7 +233,7 @@ extension TransposedGeometry {
                         var acc = Vector()
                         var c = 0
                         while c < cin {
-                            acc = acc.addingProduct(loadVector(pixel + c), loadVector(tapWeights + c))
+                            acc = multiplyAdd(loadVector(pixel + c), loadVector(tapWeights + c), acc)
                             c &+= vectorWidth
                         }
                         out[co] = inline.apply(horizontalSum(acc) + packed.bias[co])
@@ -290,7 +290,7 @@ extension TransposedGeometry {
                     var acc = Vector()
                     var c = 0
                     while c < cin {
-                        acc = acc.addingProduct(loadVector(pixel + c), loadVector(left + (kx &* cin &+ c)))
+                        acc = multiplyAdd(loadVector(pixel + c), loadVector(left + (kx &* cin &+ c)), acc)
                         c &+= vectorWidth
                     }
                     out[2 &* ix &+ kx] = activation.apply(horizontalSum(acc) + bias)
@@ -309,8 +309,8 @@ private func tapPair(_ pixel: UnsafePointer<Float>, _ left: UnsafePointer<Float>
     var c = 0
     while c < cin {
         let x = loadVector(pixel + c)
-        l = l.addingProduct(x, loadVector(left + c))
-        r = r.addingProduct(x, loadVector(right + c))
+        l = multiplyAdd(x, loadVector(left + c), l)
+        r = multiplyAdd(x, loadVector(right + c), r)
         c &+= vectorWidth
     }
     return Vector(lowHalf: l.lowHalf + l.highHalf, highHalf: r.lowHalf + r.highHalf)

@@ -164,7 +164,8 @@ private func winogradGEMM(_ g: ConvGeometry, _ count: Int, _ v: UnsafePointer<Fl
     let cin = g.inputChannels, blocks = g.packed.blocksPerGroup
     let blockStride = cin &* vectorWidth
     // Output blocks per tile: 4 × 4 or 8 × 2 tiles are 16 accumulators on AVX-512; on AVX2 (16
-    // registers of 8 floats) one block × 6 tiles, 12 registers (wider tiles spilled).
+    // registers of 8 floats) one block × 6 tiles, 12 registers (wider tiles spilled); on the SSE2
+    // baseline (16 registers of 4 floats) one block × 2 tiles, 8 registers.
     let chunk = registerVectors < 32 ? 1 : (blocks >= 4 ? 4 : (blocks >= 2 ? 2 : 1))
     for k in 0 ..< s.components {
         let vk = v + k &* s.vComponent
@@ -183,7 +184,9 @@ private func winogradGEMM(_ g: ConvGeometry, _ count: Int, _ v: UnsafePointer<Fl
                 while t &+ 8 <= count { gemmTile(vk, u, out, t, cin, s, blockStride, Tile<8, 2>.self); t &+= 8 }
                 while t < count { gemmTile(vk, u, out, t, cin, s, blockStride, Tile<1, 2>.self); t &+= 1 }
             default:
-                if registerVectors < 32 {
+                if registerVectors < 8 {
+                    while t &+ 2 <= count { gemmTile(vk, u, out, t, cin, s, blockStride, Tile<2, 1>.self); t &+= 2 }
+                } else if registerVectors < 32 {
                     while t &+ 6 <= count { gemmTile(vk, u, out, t, cin, s, blockStride, Tile<6, 1>.self); t &+= 6 }
                 }
                 while t &+ 8 <= count { gemmTile(vk, u, out, t, cin, s, blockStride, Tile<8, 1>.self); t &+= 8 }
@@ -207,7 +210,7 @@ private func gemmTile<let P: Int, let B: Int>(_ vk: UnsafePointer<Float>, _ u: U
         for kb in 0 ..< B {
             let weight = loadVector(w + kb &* blockStride)
             for p in 0 ..< P {
-                acc[p][kb] = acc[p][kb].addingProduct(Vector(repeating: rows[p &* s.vStride &+ ci]), weight)
+                acc[p][kb] = multiplyAdd(Vector(repeating: rows[p &* s.vStride &+ ci]), weight, acc[p][kb])
             }
         }
     }

@@ -4,14 +4,42 @@ typealias Vector = SIMD16<Float>
 /// Lanes in a `Vector`; channel blocks in packed weights are this wide.
 let vectorWidth = 16
 
-/// `Vector`s the target's register file holds: 32 on AVX-512 (32 × 16 floats), 8 on AVX2 (16 × 8
-/// floats, each `Vector` taking two registers). Register tiles (accumulators that must never leave
-/// the registers) are sized from it; `LIFT_AVX512` comes from Package.swift.
+/// `Vector`s the target's register file holds: 32 on AVX-512 (32 × 16 floats); 8 on AVX2 (16 × 8
+/// floats, each `Vector` taking two registers) and on arm64 (32 × 4); 4 on the x86-64 baseline
+/// (SSE2: 16 × 4 floats, a `Vector` in four registers). Register tiles (accumulators that must never
+/// leave the registers) are sized from it. `LIFT_AVX512` and `LIFT_FMA` come from Package.swift,
+/// which defines them only where it also sets the CPU target (never in a versioned checkout).
 #if LIFT_AVX512
 let registerVectors = 32
-#else
+#elseif LIFT_FMA || arch(arm64)
 let registerVectors = 8
+#else
+let registerVectors = 4
 #endif
+
+/// `addend + a · b` lane by lane, the kernels' multiply-add: one fused multiply-add where the target
+/// has the instruction (`LIFT_FMA`; arm64 always), else a multiply and an add. Swift lowers
+/// `addingProduct` for a target without FMA (the x86-64 baseline a build without CPU flags compiles
+/// for) to a call of the C library's `fmaf` per lane, which made every convolution ~30× slower; the
+/// multiply and add round twice, so such a build's floats differ from an FMA build's in the last bits.
+@_transparent
+func multiplyAdd(_ a: Vector, _ b: Vector, _ addend: Vector) -> Vector {
+#if LIFT_FMA || arch(arm64)
+    addend.addingProduct(a, b)
+#else
+    addend + a * b
+#endif
+}
+
+/// `multiplyAdd` on 8 lanes.
+@_transparent
+func multiplyAdd(_ a: SIMD8<Float>, _ b: SIMD8<Float>, _ addend: SIMD8<Float>) -> SIMD8<Float> {
+#if LIFT_FMA || arch(arm64)
+    addend.addingProduct(a, b)
+#else
+    addend + a * b
+#endif
+}
 
 /// Loads 16 consecutive floats (no alignment needed).
 @inline(__always)

@@ -32,11 +32,11 @@ func winogradInputTransform2<let C: Int>(_ samples: borrowing InlineArray<C, Uns
 @inline(__always)
 private func inputLine4(_ x0: Vector, _ x1: Vector, _ x2: Vector, _ x3: Vector, _ x4: Vector, _ x5: Vector)
     -> (Vector, Vector, Vector, Vector, Vector, Vector) {
-    let t0 = x4.addingProduct(x2, Vector(repeating: -4)), t1 = x3.addingProduct(x1, Vector(repeating: -4))
+    let t0 = multiplyAdd(x2, Vector(repeating: -4), x4), t1 = multiplyAdd(x1, Vector(repeating: -4), x3)
     let t2 = x4 - x2, t3 = x3 - x1
-    let v0 = x4.addingProduct(x0, Vector(repeating: 4)).addingProduct(x2, Vector(repeating: -5))
-    let v5 = x5.addingProduct(x1, Vector(repeating: 4)).addingProduct(x3, Vector(repeating: -5))
-    return (v0, t0 + t1, t0 - t1, t2.addingProduct(t3, Vector(repeating: 2)), t2.addingProduct(t3, Vector(repeating: -2)), v5)
+    let v0 = multiplyAdd(x2, Vector(repeating: -5), multiplyAdd(x0, Vector(repeating: 4), x4))
+    let v5 = multiplyAdd(x3, Vector(repeating: -5), multiplyAdd(x1, Vector(repeating: 4), x5))
+    return (v0, t0 + t1, t0 - t1, multiplyAdd(t3, Vector(repeating: 2), t2), multiplyAdd(t3, Vector(repeating: -2), t2), v5)
 }
 
 /// Bᵀ·x·B of channels `ch ..< ch+16` of a 6×6 tile (`samples`: its 36 pointers, row-major),
@@ -84,8 +84,8 @@ func winogradOutputTransform2(_ source: UnsafePointer<Float>, _ stride: Int, _ s
 private func outputLine4(_ m0: Vector, _ m1: Vector, _ m2: Vector, _ m3: Vector, _ m4: Vector, _ m5: Vector)
     -> (Vector, Vector, Vector, Vector) {
     let a = m1 + m2, b = m1 - m2, c = m3 + m4, e = m3 - m4
-    return (m0 + a + c, b.addingProduct(e, Vector(repeating: 2)), a.addingProduct(c, Vector(repeating: 4)),
-            b.addingProduct(e, Vector(repeating: 8)) + m5)
+    return (m0 + a + c, multiplyAdd(e, Vector(repeating: 2), b), multiplyAdd(c, Vector(repeating: 4), a),
+            multiplyAdd(e, Vector(repeating: 8), b) + m5)
 }
 
 /// Aᵀ·M·A of a 6×6-component tile whose component k is at `source + k·stride`: output (i, j) goes

@@ -55,6 +55,7 @@ func runServe(_ arguments: [String]) -> Int32 {
     if !["127.0.0.1", "::1", "localhost"].contains(configuration.http.host), configuration.token == nil {
         reportOnStandardError("lift serve: warning: listening on \(configuration.http.host) without --token: anyone who can reach the port can use it\n")
     }
+    if let note = SubjectLifter.slowBuildNote { reportOnStandardError("lift serve: note: \(note)\n") }
     stopRequested.wait()
     reportOnStandardError("lift serve: stopping: no new connections, finishing \(server.openConnections) open\n")
     let drained = server.stop(timeout: configuration.drainTimeout)

@@ -53,7 +53,7 @@ import TestSupport
     }
 
     static func analysis(_ source: InstanceSource, cues: InstanceCues?,
-                         grouping: InstanceGrouping.Parameters = .shipped) throws -> Analysis {
+                         grouping: InstanceGrouping.Parameters = offsetsAlone) throws -> Analysis {
         try Analysis(photo: photo, probability: probability, instanceCues: cues,
                      options: Analysis.Options(instances: source, grouping: grouping))
     }
@@ -78,12 +78,14 @@ import TestSupport
         #expect(image.width <= 52)
     }
 
+    /// A grouping without a boundary check (the shipped heads' have none): the offsets alone split.
+    static let offsetsAlone = InstanceGrouping.Parameters(centreThreshold: 0.25, minimumPiece: 0.01, boundaryThreshold: nil)
+
     @Test func withABoundaryCheckAPairWithoutPredictedBoundaryStaysOne() throws {
         let checked = InstanceGrouping.Parameters(boundaryThreshold: 0.3)
         #expect(try Self.analysis(.model, cues: try Self.cues(touching: false), grouping: checked).subjects.count == 1)
         #expect(try Self.analysis(.model, cues: try Self.cues(touching: true), grouping: checked).subjects.count == 2)
-        // The shipped setting has no boundary check: the offsets alone split.
-        #expect(InstanceGrouping.Parameters.shipped.boundaryThreshold == nil)
+        // Without a boundary check the offsets alone split.
         #expect(try Self.analysis(.model, cues: try Self.cues(touching: false)).subjects.count == 2)
     }
 
@@ -95,7 +97,7 @@ import TestSupport
                                      offsetY: FloatMap(width: 8, height: 4, value: 0), offsetX: FloatMap(width: 8, height: 4, value: 0))
         #expect(throws: MaskError.self) { try Self.analysis(.model, cues: other) }
         var options = Analysis.Options(instances: .model)
-        options.grouping.maximumPeaks = 0
+        options.grouping = InstanceGrouping.Parameters(maximumPeaks: 0)
         #expect(throws: MaskError.self) {
             try Analysis(photo: Self.photo, probability: Self.probability, instanceCues: try Self.cues(), options: options)
         }
@@ -111,8 +113,11 @@ import TestSupport
         #expect(cues.modelWidth == 64 && cues.modelHeight == 64 && cues.cellWidth == 16 && cues.cellHeight == 16)
         let components = try lifter.analyze(Self.photo)
         lifter.analysisOptions.instances = .model
-        lifter.analysisOptions.grouping.centreThreshold = 0  // the stand-in's centres are weak: let every local maximum count
-        lifter.analysisOptions.grouping.boundaryThreshold = nil
+        var grouping = try lifter.instanceGrouping(width: Self.photo.width, height: Self.photo.height)
+        #expect(grouping == InstanceGrouping.Parameters(), "the stand-in's file carries no recipe")
+        grouping.centreThreshold = 0  // the stand-in's centres are weak: let every local maximum count
+        grouping.boundaryThreshold = nil
+        lifter.analysisOptions.grouping = grouping
         let byModel = try lifter.analyze(Self.photo)
         #expect(byModel.options.instances == .model)
         #expect(byModel.labels.labels.map { $0 != 0 } == components.labels.labels.map { $0 != 0 })

@@ -89,32 +89,33 @@ import TestSupport
         #expect(one.values.map(\.bitPattern) == two.values.map(\.bitPattern))
     }
 
-    /// U²-Net-small's map of `photo` with its graph opened to a 192² input: the shipped file, its
-    /// input spec at 192², one plain pass, min-max stretched (as `SubjectLifter` runs a pass).
-    static func u2netSmallAt192(_ photo: RGBAImage) throws -> FloatMap {
+    /// U²-Net-small's map of `photo` with its graph opened to a `side`² input: the shipped file, its
+    /// input spec at that size, one plain pass, min-max stretched (as `SubjectLifter` runs a pass).
+    static func u2netSmall(_ photo: RGBAImage, side: Int) throws -> FloatMap {
         let url = Fixtures.repositoryRoot.appendingPathComponent("Weights/u2netp.safetensors")
         let model = try #require(try Model(contentsOf: url).openedToAnyInputSize())
         var spec = try InputSpec(json: try #require(model.metadata["lift.input"]))
-        (spec.height, spec.width) = (192, 192)
-        let input = Tensor(shape: TensorShape(n: 1, h: 192, w: 192, c: 3), values: try Preprocess(spec: spec).tensorValues(photo))
+        (spec.height, spec.width) = (side, side)
+        let input = Tensor(shape: TensorShape(n: 1, h: side, w: side, c: 3), values: try Preprocess(spec: spec).tensorValues(photo))
         var values = try model.run(input).toArray()
         let (low, high) = (values.min() ?? 0, values.max() ?? 1)
         values = values.map { ($0 - low) / max(high - low, .leastNormalMagnitude) }
-        return FloatMap(width: 192, height: 192, values: values)
+        return FloatMap(width: side, height: side, values: values)
     }
 
-    /// `balanced` and `accurate` with the subject model also run U²-Net-small (shipped) and combine
-    /// the two maps as `MapCombination` says before refinement: at `balanced` one plain pass at 192²
-    /// (its graph opened to that size), weighted towards the subject model; at `accurate` its photo
-    /// and mirror passes at 320², evenly, clamp(a + b − 0.5, 0, 1). Without the u2netp file (a
-    /// weights directory that lacks it) the subject model runs alone. `fast` and the other models run
-    /// one network.
-    @Test(arguments: [(Quality.balanced, Float(0.7), Float(1.75)), (.accurate, 0.5, 2)])
-    func theSubjectModelIsCombinedWithU2NetSmall(quality: Quality, subjectWeight: Float, gain: Float) throws {
+    /// `balanced` and `accurate` with the subject model also run U²-Net-small (shipped), as the
+    /// subject file's recipe says, and combine the two maps as `MapCombination` says before
+    /// refinement: at `balanced` one plain pass at 0.6 of its 320² (192², its graph opened to that
+    /// size); at `accurate` its photo and mirror passes at 320². Without the u2netp file (a weights
+    /// directory that lacks it) the subject model runs alone. `fast` and the other models run one
+    /// network.
+    @Test(arguments: [Quality.balanced, .accurate])
+    func theSubjectModelIsCombinedWithU2NetSmall(quality: Quality) throws {
         #expect(try SubjectLifter(model: .subject, quality: .fast, threads: 2).partner == nil)
         #expect(try SubjectLifter(model: .person, quality: quality, threads: 2).partner == nil)
         let lifter = try SubjectLifter(model: .subject, quality: quality, threads: 2)
         #expect(lifter.partner == .u2netp && lifter.modelDescription(width: 640, height: 480) == "subject+u2netp")
+        let partnerRecipe = try #require(lifter.recipe[quality].partner)
 
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
@@ -123,18 +124,19 @@ import TestSupport
 
         let photo = try Self.astronaut()
         let subject = try alone.probabilityMap(for: photo)
-        // U²-Net-small's own lifter runs at its 320²: `accurate`'s passes are `balanced`'s there.
         var partner: FloatMap
         if quality == .accurate {
+            // U²-Net-small's own lifter runs the generic `balanced` at its 320²: the photo and its mirror image.
+            #expect(partnerRecipe.passes == [ModelPass(scale: 1, mirrored: false), ModelPass(scale: 1, mirrored: true)])
             partner = try SubjectLifter(model: .u2netp, quality: .balanced, threads: 2).probabilityMap(for: photo)
         } else {
-            partner = try Self.u2netSmallAt192(photo)
+            #expect(partnerRecipe.passes == [ModelPass(scale: 0.6, mirrored: false)])
+            partner = try Self.u2netSmall(photo, side: 192)
         }
         partner = try MaskResize.bilinear(partner, width: subject.width, height: subject.height, threads: 2)
         let combined = try lifter.probabilityMap(for: photo)
-        let expected = zip(subject.values, partner.values).map { a, b in
-            min(max(0.5 + gain * (subjectWeight * a + (1 - subjectWeight) * b - 0.5), 0), 1)
-        }
+        let (w, gain) = (partnerRecipe.combination.subjectWeight, partnerRecipe.combination.gain)
+        let expected = zip(subject.values, partner.values).map { a, b in min(max(0.5 + gain * (w * a + (1 - w) * b - 0.5), 0), 1) }
         #expect(combined.width == subject.width && combined.height == subject.height)
         #expect(zip(combined.values, expected).allSatisfy { abs($0 - $1) <= 1e-6 })
         #expect(Self.maxDifference(combined, subject) > 1e-2)

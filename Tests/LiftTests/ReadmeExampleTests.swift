@@ -51,8 +51,10 @@ private func readmeExample(photoPath: String, outputDirectory: String) throws ->
     #expect(error?.description.contains("LIFT_WEIGHTS") == true)
 }
 
-@Test func qualityLevelsDifferInRefinementAndPasses() {
-    #expect(!Quality.fast.refinesEdges)
-    #expect(Quality.balanced.refinesEdges && Quality.accurate.refinesEdges)
-    #expect(Quality.fast.passes.count < Quality.balanced.passes.count && Quality.balanced.passes.count < Quality.accurate.passes.count)
+@Test func qualityLevelsDifferInRefinementAndPasses() throws {
+    for recipe in [Recipe.generic, try SubjectLifter(model: .subject, quality: .fast, threads: 1).recipe] {
+        #expect(recipe.fast.refineEpsilon == nil)
+        #expect(recipe.balanced.refineEpsilon != nil && recipe.accurate.refineEpsilon != nil)
+        #expect(recipe.fast.passes.count < recipe.balanced.passes.count && recipe.balanced.passes.count < recipe.accurate.passes.count)
+    }
 }

@@ -10,8 +10,8 @@ import TestSupport
 @Suite struct ShippedInstanceHeadsTests {
     static func photo() throws -> RGBAImage { try ImageFiles.load(Fixtures.url("examples/three-cups.jpg").path) }
 
-    /// With the shipped grouping (`InstanceGrouping.Parameters.shipped`: centre 0.25, the split
-    /// check and the affinity split) the heads split the one component into the three cups; with a
+    /// With the grouping the heads' file carries (`lift.recipe`: centre 0.25, the split check and
+    /// the affinity split) the heads split the one component into the three cups; with a
     /// centre threshold above the cups' peaks the affinities alone do, and without them too the
     /// component stays whole, as connected components leave it.
     @Test func threeTouchingCupsAreThreeSubjectsOverTheSameMask() throws {
@@ -35,11 +35,14 @@ import TestSupport
         }
         // Above the cups' peaks the centres split nothing; the affinity split alone still finds the
         // three cups (since Lift 2.7.0), and without it the component stays whole.
-        lifter.analysisOptions.grouping.centreThreshold = 0.95
+        var grouping = try lifter.instanceGrouping(width: photo.width, height: photo.height)
+        #expect(byModel.options.grouping == grouping)
+        grouping.centreThreshold = 0.95
+        lifter.analysisOptions.grouping = grouping
         let affinitiesAlone = try lifter.analyze(photo)
         #expect(affinitiesAlone.subjects.count == 3)
         #expect(Set(try [140, 320, 500].map { x in try #require(affinitiesAlone.subject(at: PixelPoint(x: x, y: 210))).index }).count == 3)
-        lifter.analysisOptions.grouping.affinitySplit = nil
+        lifter.analysisOptions.grouping?.affinitySplit = nil
         #expect(try lifter.analyze(photo).subjects.count == 1)
     }
 }

@@ -21,6 +21,9 @@
   (sigmoid, one channel per `InstanceHeads.AFFINITY_OFFSETS` cell pair), all at the heads' stride (/4). A run that never asks for instances then neither reads, hashes nor packs the heads.
   Whatever `InstanceHeads` computes is traced like the rest of the network (its offset scale folds
   into the last convolution). Without the flag the file is what it always was, byte for byte.
+- `--recipe` (default `subject_recipe.json` beside this script): the quality levels and instance
+  grouping written as `lift.recipe` (write_recipe.py; GRAPH-FORMAT.md, "Recipe"): the levels into the
+  mask file, the grouping into the heads' file (with inline heads, into the mask file).
 
 `liftpy.model_files.load_exported_weights` reads such a file back into a SubjectNet (folded conv +
 bias -> conv with an identity BatchNorm); the trainer's `init` uses it.
@@ -40,6 +43,7 @@ import torch
 import torch.nn as nn
 
 from liftpy import export_torch, liftgraph_ref
+from liftpy.conversion.write_recipe import METADATA_KEY as RECIPE_KEY, RECIPE_FILE, heads_recipe, load_recipe, mask_recipe
 from liftpy.duts_data import load_split
 from liftpy.model_files import HEADS_FILE_KEY, load_checkpoint, load_exported_weights
 from liftpy.repository import REPO, git_commit
@@ -154,35 +158,37 @@ def heads_path(path) -> Path:
     return path.with_name(path.name.removesuffix(".tmp").removesuffix(".safetensors") + "-instances.safetensors")
 
 
-def export_network(net, path, size, provenance, instance_heads=None, heads_out=None) -> dict:
+def export_network(net, path, size, provenance, instance_heads=None, heads_out=None, recipe=None) -> dict:
     """Writes `net` (eval mode) to `path` as F16 with an open input size. `instance_heads`: None
     (the foreground network alone), "inline" (the heads' outputs after the mask in the same graph)
     or "file" (the heads in `heads_out`, default `heads_path(path)`, reading the mask graph's
     `instance_features`; the mask file names it, so a run that never asks for instances never reads
-    it). Returns {convolution: constant folded into it} (to reload the files exactly:
-    `load_exported_weights(..., scaled=)`)."""
+    it). `recipe`: a `load_recipe()` document to write as `lift.recipe`, or None (none). Returns
+    {convolution: constant folded into it} (to reload the files exactly: `load_exported_weights(..., scaled=)`)."""
+    mask_meta = {RECIPE_KEY: mask_recipe(recipe, with_grouping=instance_heads == "inline")} if recipe else {}
     scaled: dict = {}
     example = torch.rand(1, 3, size, size)
     if instance_heads == "inline":
         module = ProbabilityAndInstances(net).eval()
         export_torch.export(module, example, str(path), input_spec(size), provenance, dtype="f16", any_size=True,
-                            output_names=module.output_names(size), scaled=scaled)
+                            output_names=module.output_names(size), scaled=scaled, metadata=mask_meta)
     elif instance_heads == "file":
         heads_out = Path(heads_out or heads_path(path))  # may be a temporary name; the mask file names the final one
         names = ProbabilityAndInstances(net).output_names(size)[1:]
         mask = ProbabilityAndFeatures(net).eval()
         export_torch.export(mask, example, str(path), input_spec(size), provenance, dtype="f16", any_size=True,
                             output_names=["mask", FEATURES_OUTPUT], scaled=scaled,
-                            metadata={HEADS_FILE_KEY: heads_path(path).name})
+                            metadata={HEADS_FILE_KEY: heads_path(path).name, **mask_meta})
         widths = mask.widths(size)
         heads = InstancesFromFeatures(net, widths).eval()
         features = torch.rand(1, sum(widths), size // 4, size // 4)
         export_torch.export(heads, features, str(heads_out), None,
                             provenance + f" This file: its instance heads, reading {FEATURES_OUTPUT} ({'+'.join(map(str, widths))} channels).",
-                            dtype="f16", any_size=True, output_names=names, scaled=scaled, input_name=FEATURES_OUTPUT)
+                            dtype="f16", any_size=True, output_names=names, scaled=scaled, input_name=FEATURES_OUTPUT,
+                            metadata={RECIPE_KEY: heads_recipe(recipe)} if recipe else None)
     else:
         export_torch.export(Probability(net), example, str(path), input_spec(size), provenance, dtype="f16",
-                            any_size=True, scaled=scaled)
+                            any_size=True, scaled=scaled, metadata=mask_meta)
     return {k.removeprefix("net."): v for k, v in scaled.items()}
 
 
@@ -271,6 +277,7 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--instance-heads", action="store_true",
                     help="also write the checkpoint's instance heads, in a file of their own (module docstring)")
+    ap.add_argument("--recipe", default=str(RECIPE_FILE), help="the lift.recipe document to write (module docstring)")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     command = " ".join(sys.argv[1:])
@@ -312,7 +319,8 @@ def main():
         provenance += (f" Its instance heads are in {heads_out.name}, reading the output {FEATURES_OUTPUT} "
                        f"({2 * count_macs(model, a.size, instances=True) / 1e9:.2f} GFLOP with them).")
     heads_tmp = heads_out.with_suffix(".tmp")
-    scaled = export_network(model, tmp, a.size, provenance, "file" if a.instance_heads else None, heads_tmp)
+    scaled = export_network(model, tmp, a.size, provenance, "file" if a.instance_heads else None, heads_tmp,
+                            recipe=load_recipe(a.recipe))
     if a.instance_heads:
         os.replace(heads_tmp, heads_out)
         print(f"wrote {heads_out} ({heads_out.stat().st_size / 1e6:.2f} MB)")

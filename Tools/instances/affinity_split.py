@@ -3,8 +3,8 @@
 clusters of a mutex watershed (Wolf et al. 2018) over the branch's cell-pair probabilities, so an
 object that got no centre peak of its own can still come apart. Lift's Swift form is
 `Sources/LiftMask/AffinitySplit.swift`, shipped since Lift 2.7.0 with the shipped branch at
-SHIPPED_SPLIT (bias 0.7, min piece 0.03; `InstanceGrouping.Parameters.shipped.affinitySplit`, the two
-change together); make_group_fixtures.py checks that both give the same label maps.
+SHIPPED_SPLIT (the `affinity_split` of Tools/conversion/subject_recipe.json's grouping, which the heads'
+file carries for Lift); make_group_fixtures.py checks that both give the same label maps.
 
   .venv/bin/python -m liftpy.instances.affinity_split --checkpoint RUN/last.pt --tune      # the grid, tuning set only
   .venv/bin/python -m liftpy.instances.affinity_split --checkpoint RUN/last.pt --bias 0.4 --min-piece 0.02   # eval set + val500 photos
@@ -47,7 +47,7 @@ import numpy as np
 
 from liftpy.instances import real_review
 from liftpy.instances.eval_instances import read_set, real_photos
-from liftpy.instances.group import SHIPPED, ordered
+from liftpy.instances.group import SHIPPED, SHIPPED_GROUPING, ordered
 from liftpy.instances.predict import WORK, infer, label_maps, load_model, tune_photos, tuning_figures, write_labels
 from liftpy.model_files import load_exported
 from liftpy.subject_model import InstanceHeads, net_for
@@ -58,7 +58,7 @@ SHIPPED_WEIGHTS = HERE.parents[1] / "Weights/subject.safetensors"
 BRANCH_KEYS = tuple("instance." + k for k in InstanceHeads.AFFINITY_PARTS)
 
 OFFSETS = InstanceHeads.AFFINITY_OFFSETS
-SHIPPED_SPLIT = (0.7, 0.03)  # (bias, min piece) of Lift's shipped split: the shipped branch's tuning pick
+SHIPPED_SPLIT = (SHIPPED_GROUPING["affinity_split"]["bias"], SHIPPED_GROUPING["affinity_split"]["minimum_piece"])  # (bias, min piece): the shipped branch's tuning pick
 # (bias, min piece) settings of --tune: biases to 0.9, since picks at 0.8 sat at the grid's edge
 TUNE_GRID = [(None, 0.01)] + [(b / 10, m) for b in range(10) for m in (0.01, 0.02, 0.03)]
 

@@ -50,8 +50,10 @@ The steps (thresholds are keyword arguments; tune them on Tools/instances/.work/
 """
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -83,14 +85,29 @@ class GroupParams:
 
 
 # The thresholds tuned for the shipped subject model's heads (Weights/subject-instances.safetensors,
-# docs/models/instances.md): predict.py --tune's best PQ a
-# standard error inside the over-split bound, with
-# the split check fit_split_check.py --support --min-support 0 fitted on those heads (five weights: the
-# peaks' support weighed, no hard support test; with four, the three-cups photo lost a cup). Swift's
-# InstanceGrouping.Parameters.shipped holds the same; heads trained again are tuned and fitted again
-# and both change.
-SHIPPED = GroupParams(centre_threshold=0.25, boundary_threshold=None, min_piece=0.01, min_support=0.0,
-                      split_check=(5.4557, 0.9252, 0.7895, 1.5885, 0.2669), split_probability=0.7)
+# docs/models/instances.md): predict.py --tune's best PQ a standard error inside the over-split bound,
+# with the split check fit_split_check.py --support --min-support 0 fitted on those heads (five weights:
+# the peaks' support weighed, no hard support test; with four, the three-cups photo lost a cup). They
+# are kept in Tools/conversion/subject_recipe.json's `grouping`, which the export writes into the heads'
+# file (`lift.recipe`) for Lift's InstanceGrouping; heads trained again are tuned and fitted again and
+# that file changes.
+RECIPE_FILE = Path(__file__).resolve().parents[1] / "conversion/subject_recipe.json"
+
+
+def recipe_params(grouping: dict) -> GroupParams:
+    """A recipe's `grouping` (Lift's names, GRAPH-FORMAT.md "Recipe") as GroupParams; its
+    `affinity_split` is affinity_split.py's."""
+    check = grouping["split_check"]
+    return GroupParams(centre_threshold=grouping["centre_threshold"], nms=grouping["peak_window"],
+                       top_k=grouping["maximum_peaks"], min_piece=grouping["minimum_piece"],
+                       boundary_threshold=grouping["boundary_threshold"], join_distance=float(grouping["join_distance"]),
+                       min_support=float(grouping["minimum_support"]),
+                       split_check=None if check is None else tuple(check[k] for k in ("bias", "peak", "seam", "spread", "support")),
+                       split_probability=0.5 if check is None else check["probability"])
+
+
+SHIPPED_GROUPING = json.loads(RECIPE_FILE.read_text(encoding="utf-8"))["grouping"]
+SHIPPED = recipe_params(SHIPPED_GROUPING)
 
 
 def peaks(centre: np.ndarray, threshold: float, nms: int, top_k: int) -> np.ndarray:
