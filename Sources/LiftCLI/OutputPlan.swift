@@ -1,4 +1,5 @@
 import Lift
+import LiftPipeline
 
 /// Where one image comes from.
 public enum InputSource: Sendable, Equatable {

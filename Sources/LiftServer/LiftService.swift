@@ -1,6 +1,6 @@
 import Foundation
 import Lift
-import LiftCLI
+import LiftPipeline
 import Synchronization
 
 /// `lift serve`'s routes over an `HTTPServer`: the API (`/api/remove`, `/api/mask`, `/api/analyze`),
@@ -78,9 +78,9 @@ public final class LiftService: HTTPService {
                 let text = metrics.text(queueDepth: load.waiting, inFlight: load.running, connections: server.withLock { $0?.openConnections ?? 0 },
                                         workers: scheduler.workers, queueCapacity: scheduler.queueCapacity)
                 return HTTPResponse(.ok, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")], body: Array(text.utf8))
-            case (_, "/api/remove"): return try process(head, body: body, product: .cutout)
-            case (_, "/api/mask"): return try process(head, body: body, product: .mask)
-            case (_, "/api/analyze"): return try process(head, body: body, product: .analysis)
+            case (_, "/api/remove"): return try process(head, body: body, image: .cutout)
+            case (_, "/api/mask"): return try process(head, body: body, image: .mask)
+            case (_, "/api/analyze"): return try process(head, body: body, image: nil)
             default: throw HTTPError(.notFound, "there is nothing at \(head.path)", closesConnection: false)
             }
         } catch {
@@ -106,8 +106,9 @@ public final class LiftService: HTTPService {
         return respond(to: head, body: [])
     }
 
-    /// Runs one photo through the queue and the pipeline.
-    private func process(_ head: HTTPRequestHead, body: [UInt8], product: CutoutService.Product) throws(HTTPError) -> HTTPResponse {
+    /// Runs one photo through the queue and the pipeline; `image` is what the route answers with
+    /// (`nil`: the analysis as JSON).
+    private func process(_ head: HTTPRequestHead, body: [UInt8], image: CutoutOutputs.Image?) throws(HTTPError) -> HTTPResponse {
         var fields = head.query
         var photo = body
         var name = "the photo"
@@ -126,13 +127,13 @@ public final class LiftService: HTTPService {
             photo = Array(file.data)
             if let filename = file.filename, !filename.isEmpty { name = filename }
         }
-        var options = try RequestOptions(fields: fields, serverModel: configuration.model, serverQuality: configuration.quality)
-        if options.onlyMask, product == .cutout { return try process(photo: photo, name: name, options: options, product: .mask) }
-        options.onlyMask = false
-        return try process(photo: photo, name: name, options: options, product: product)
+        let options = try RequestOptions(fields: fields, serverModel: configuration.model, serverQuality: configuration.quality)
+        var request = options.request
+        request.outputs.image = options.onlyMask && image == .cutout ? .mask : image
+        return try process(photo: photo, name: name, request: request)
     }
 
-    private func process(photo: [UInt8], name: String, options: RequestOptions, product: CutoutService.Product) throws(HTTPError) -> HTTPResponse {
+    private func process(photo: [UInt8], name: String, request: CutoutRequest) throws(HTTPError) -> HTTPResponse {
         guard !photo.isEmpty else {
             throw HTTPError(.badRequest, "the request has no photo; send its bytes as the body or as the form field 'file'", closesConnection: false)
         }
@@ -146,7 +147,7 @@ public final class LiftService: HTTPService {
         defer { memory.release() }
         let result: Result<HTTPResponse, HTTPError>? = scheduler.run {
             do throws(HTTPError) {
-                return .success(try cutouts.process(photo: photo, name: name, options: options, product: product))
+                return .success(try cutouts.process(photo: photo, name: name, request: request))
             } catch {
                 return .failure(error)
             }

@@ -1,5 +1,6 @@
 import Lift
 import LiftCLI
+import LiftPipeline
 import Testing
 
 /// The options of a command line that must parse into a run.
@@ -14,10 +15,11 @@ private func options(_ arguments: [String]) throws -> CutoutOptions {
 @Test func defaultsForASingleInput() throws {
     let parsed = try options(["photo.jpg"])
     #expect(parsed == CutoutOptions(inputs: ["photo.jpg"]))
-    #expect(parsed.quality == .balanced)
-    #expect(parsed.background == .transparent)
-    #expect(parsed.instances == .all)
-    #expect(parsed.model == nil)
+    #expect(parsed.request == CutoutRequest())
+    #expect(parsed.request.quality == .balanced)
+    #expect(parsed.request.background == .transparent)
+    #expect(parsed.request.instances == .all)
+    #expect(parsed.request.model == nil)
 }
 
 @Test func helpAndVersionWinOverEverythingElse() throws {
@@ -38,18 +40,18 @@ private func options(_ arguments: [String]) throws -> CutoutOptions {
     expected.recursive = true
     expected.output = .path("out/")
     expected.skipExisting = true
-    expected.model = .person
-    expected.quality = .accurate
-    expected.background = .color(RGBAColor(r: 0x10, g: 0x20, b: 0x30, a: 0x40))
-    expected.crop = CropOption(margin: .percent(5), square: true)
-    expected.maxSize = 1024
-    expected.instances = .numbers([1, 3])
+    expected.request.model = .person
+    expected.request.quality = .accurate
+    expected.request.background = .color(RGBAColor(r: 0x10, g: 0x20, b: 0x30, a: 0x40))
+    expected.request.crop = CropOption(margin: .percent(5), square: true)
+    expected.request.maxSize = 1024
+    expected.request.instances = .numbers([1, 3])
     expected.eachSubject = true
     expected.maskOutput = "m/"
     expected.labelsOutput = "l/"
     expected.jsonReport = .standardOutput
-    expected.threshold = 0.4
-    expected.noRefine = true
+    expected.request.threshold = 0.4
+    expected.request.refine = false
     expected.threads = 2
     expected.quiet = true
     #expect(parsed == expected)
@@ -63,15 +65,15 @@ private func options(_ arguments: [String]) throws -> CutoutOptions {
     ("dim", .dimmed(brightness: 0.35)),
 ])
 func backgrounds(text: String, expected: Background) throws {
-    #expect(try options(["a.jpg", "--background", text]).background == expected)
+    #expect(try options(["a.jpg", "--background", text]).request.background == expected)
 }
 
 @Test func marginsPointsAndInstances() throws {
-    #expect(try options(["a.jpg", "--crop", "--margin", "24"]).crop == CropOption(margin: .pixels(24)))
-    #expect(try options(["a.jpg", "--crop"]).crop == CropOption())
-    #expect(try options(["a.jpg", "--at", "120,80"]).point == PixelPoint(x: 120, y: 80))
-    #expect(try options(["a.jpg", "--instances", "largest"]).instances == .largest)
-    #expect(try options(["a.jpg", "--instances", "2, 2,1"]).instances == .numbers([2, 1]))
+    #expect(try options(["a.jpg", "--crop", "--margin", "24"]).request.crop == CropOption(margin: .pixels(24)))
+    #expect(try options(["a.jpg", "--crop"]).request.crop == CropOption())
+    #expect(try options(["a.jpg", "--at", "120,80"]).request.point == PixelPoint(x: 120, y: 80))
+    #expect(try options(["a.jpg", "--instances", "largest"]).request.instances == .largest)
+    #expect(try options(["a.jpg", "--instances", "2, 2,1"]).request.instances == .numbers([2, 1]))
 }
 
 @Test(arguments: [

@@ -1,5 +1,6 @@
 import Foundation
 import LiftCLI
+import LiftPipeline
 import Testing
 
 /// A file tree in memory: paths of files and of directories, relative to a fake working directory.

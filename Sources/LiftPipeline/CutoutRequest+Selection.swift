@@ -1,9 +1,9 @@
 import Lift
 
-extension CutoutOptions {
-    /// The subjects `--at` or `--instances` choose from `analysis`, largest first for `all`.
+extension CutoutRequest {
+    /// The subjects `point` or `instances` choose from `analysis`, largest first for `all`.
     /// - Throws: `CutoutError.noSubjectAt` or `.noSuchSubject`.
-    package func selectSubjects(from analysis: Analysis) throws(CutoutError) -> [Subject] {
+    public func selectSubjects(from analysis: Analysis) throws(CutoutError) -> [Subject] {
         let subjects = analysis.subjects
         if let point {
             guard let subject = analysis.subject(at: point) else {
@@ -20,10 +20,5 @@ extension CutoutOptions {
                 return subjects[number - 1]
             }
         }
-    }
-
-    /// The framing `--crop`, `--margin`, `--square` and `--max-size` ask for.
-    package var outputLayout: OutputLayout {
-        OutputLayout(margin: crop?.margin ?? .pixels(0), square: crop?.square ?? false, maxLongSide: maxSize)
     }
 }

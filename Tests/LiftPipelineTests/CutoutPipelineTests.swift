@@ -1,0 +1,91 @@
+import Lift
+import LiftPipeline
+import Testing
+import TestSupport
+
+/// `CutoutPipeline.run` makes the same bytes as the library's own steps, for every kind of output.
+@Suite struct CutoutPipelineTests {
+    /// Two astronauts side by side, 512×256, decoded as a photo.
+    private static func photo() throws -> DecodedPhoto { DecodedPhoto(image: try Fixtures.twoAstronauts(), color: PNGMetadata()) }
+
+    private static let lifter = Result { try SubjectLifter(model: .person, quality: .balanced, threads: 2) }
+
+    @Test func aCutoutIsTheLibrarysOwn() throws {
+        let photo = try Self.photo(), lifter = try Self.lifter.get()
+        var request = CutoutRequest()
+        request.background = .white
+        request.crop = CropOption(margin: .percent(5), square: true)
+        request.instances = .largest
+        request.outputs.mask = true
+        request.outputs.labels = true
+        var timings = StageTimings()
+        let result = try CutoutPipeline.run(request, on: photo, with: lifter, name: "two", timings: &timings)
+
+        let analysis = try lifter.analyze(photo.image)
+        #expect(result.analysis.subjects.count == analysis.subjects.count && !analysis.subjects.isEmpty)
+        let largest = [analysis.subjects[0]]
+        #expect(result.kept.map(\.index) == [0])
+        let rows = try analysis.imageRows(for: largest, croppedToExtent: true, background: .white, layout: request.outputLayout)
+        let (width, height) = (rows.width, rows.height)
+        let cutout = try ImageFiles.encodePNG(rows)
+        let mask = try ImageFiles.encodeMaskPNG(of: analysis, for: largest)
+        let labels = try ImageFiles.encodeLabelsPNG(of: analysis)
+        let part = try #require(result.parts.first)
+        let image = try #require(part.image)
+        #expect(result.parts.count == 1 && part.subjectNumber == nil)
+        #expect(image.bytes == cutout)
+        #expect(image.width == width && image.height == height && width == height)
+        #expect(part.mask?.bytes == mask)
+        #expect(result.labels?.bytes == labels)
+        #expect(timings.inference > 0 && timings.composite > 0 && timings.encode > 0)
+    }
+
+    @Test func eachSubjectHasItsOwnPart() throws {
+        var request = CutoutRequest()
+        request.outputs.eachSubject = true
+        request.outputs.image = .mask
+        var timings = StageTimings()
+        let result = try CutoutPipeline.run(request, on: try Self.photo(), with: try Self.lifter.get(), name: "two", timings: &timings)
+        #expect(!result.kept.isEmpty && result.parts.map(\.subjectNumber) == result.kept.map { $0.index + 1 })
+        for (part, subject) in zip(result.parts, result.kept) {
+            let mask = try ImageFiles.encodeMaskPNG(of: result.analysis, for: [subject])
+            #expect(part.image?.bytes == mask)
+            #expect(part.mask == nil)
+        }
+    }
+
+    @Test func anAnalysisAloneChoosesNothing() throws {
+        var request = CutoutRequest()
+        request.outputs.image = nil
+        request.point = PixelPoint(x: 0, y: 0)  // background: would be an error for an image
+        var timings = StageTimings()
+        let result = try CutoutPipeline.run(request, on: try Self.photo(), with: try Self.lifter.get(), name: "two", timings: &timings)
+        #expect(result.parts.isEmpty && result.kept.isEmpty && !result.analysis.subjects.isEmpty)
+        request.outputs.image = .cutout
+        #expect(throws: CutoutError.noSubjectAt(x: 0, y: 0, subjectCount: result.analysis.subjects.count)) {
+            try CutoutPipeline.run(request, on: try Self.photo(), with: try Self.lifter.get(), name: "two", timings: &timings)
+        }
+    }
+
+    @Test func nothingToCropOrToWrite() throws {
+        let grey = DecodedPhoto(image: RGBAImage(width: 64, height: 64, fill: (128, 128, 128, 255)), color: PNGMetadata())
+        var request = CutoutRequest()
+        request.crop = CropOption()
+        var timings = StageTimings()
+        #expect(throws: CutoutError.nothingToCrop) { try CutoutPipeline.run(request, on: grey, with: try Self.lifter.get(), name: "grey", timings: &timings) }
+        request.crop = nil
+        request.outputs.eachSubject = true
+        #expect(throws: CutoutError.noSubjectToWrite) { try CutoutPipeline.run(request, on: grey, with: try Self.lifter.get(), name: "grey", timings: &timings) }
+    }
+
+    @Test func theRequestsAnalysisOptionsReachTheLifter() throws {
+        var request = CutoutRequest()
+        request.threshold = 0.3
+        request.refine = false
+        request.decontaminate = false
+        request.instancesBy = .model
+        let options = request.configure(try Self.lifter.get()).analysisOptions
+        #expect(options.threshold == 0.3 && !options.refine && !options.decontaminate && options.instances == .model)
+        #expect(CutoutRequest().configure(try Self.lifter.get()).analysisOptions.refine)
+    }
+}
