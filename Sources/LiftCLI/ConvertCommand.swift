@@ -94,8 +94,8 @@ public enum ConvertCommand: Subcommand {
     /// `lift convert --help`.
     static let help = HelpText.subcommand(
         usage: "lift convert [options] [--] INPUT OUTPUT.png",
-        summary: ["Decodes a PNG or JPEG (any layout Lift reads) and writes it as PNG, atomically: PNG inputs keep",
-                  "16-bit samples and metadata, JPEG inputs their ICC profile. '-' is standard input or output."],
+        summary: ["Decodes a PNG, JPEG, WebP or GIF (any layout Lift reads) and writes it as PNG, atomically: PNG",
+                  "inputs keep 16-bit samples and metadata, the others their ICC profile. '-' is standard input or output."],
         options: options)
 
     /// Reports that `output` exists and is kept; returns exit code 1, as the cut-out action does.

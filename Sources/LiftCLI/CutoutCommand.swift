@@ -65,6 +65,7 @@ public enum CutoutCommand: Sendable, Equatable {
         options.eachSubject = parsed.flag("each")
         options.maskOutput = try parsed.value("mask")
         options.labelsOutput = try parsed.value("labels")
+        try chooseFormats(&options, formatGiven: parsed.has("format"))
         for (option, value) in [("--mask", options.maskOutput), ("--labels", options.labelsOutput)] where value == "-" {
             throw .invalidValue(option: option, value: "-", expected: "a file or directory path (only the cut-out or the JSON report can go to standard output)")
         }
@@ -81,6 +82,25 @@ public enum CutoutCommand: Sendable, Equatable {
         options.limits = try LimitOptions.limits(from: parsed)
         try checkInputs(options)
         return .run(options)
+    }
+
+    /// The cut-out's format from `-o`'s extension (`cut.webp`), else `--format`, else PNG; the mask's
+    /// from `--mask`'s extension, else PNG. A file extension and `--format` that disagree, and a
+    /// format the outputs cannot take (a transparent JPEG), are usage errors.
+    private static func chooseFormats(_ options: inout CutoutOptions, formatGiven: Bool) throws(UsageError) {
+        if case .path(let path)? = options.output, let named = OutputFormat(fileExtension: PathText.fileExtension(of: path)) {
+            if formatGiven, named != options.request.outputs.format {
+                throw .conflictingOptions("--output \(path)", "--format \(options.request.outputs.format.rawValue)",
+                                          reason: "the file's extension says \(named.rawValue)")
+            }
+            options.request.outputs.format = named
+        }
+        if let path = options.maskOutput, let named = OutputFormat(fileExtension: PathText.fileExtension(of: path)) {
+            options.request.outputs.maskFormat = named
+        }
+        var outputs = options.request
+        outputs.outputs.mask = options.maskOutput != nil
+        try outputs.checkFormats(spelled: { "--\($0.key)" }, backgroundExample: "-b white")
     }
 
     /// Checks that can be made on the input list alone.

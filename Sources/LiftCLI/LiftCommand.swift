@@ -19,9 +19,9 @@ extension Subcommand {
 /// The `lift` executable's dispatcher: which command a command line runs.
 public enum LiftCommand {
     /// The sub-commands, selected by their name as the first argument.
-    public static let subcommands: [any Subcommand.Type] = [
-        ServeCommand.self, ConvertCommand.self, InfoCommand.self, ImportCommand.self,
-    ]
+    public static var subcommands: [any Subcommand.Type] {
+        [ServeCommand.self, ConvertCommand.self, InfoCommand.self, ImportCommand.self]
+    }
 
     /// The command `arguments` (without the program name) select, and the arguments it takes: a
     /// sub-command's name is consumed; anything else is the cut-out action's.

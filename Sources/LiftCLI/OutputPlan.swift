@@ -90,7 +90,7 @@ public enum PlanFailure: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .inputNotFound: "no such file or directory"
         case .nameNotUTF8: "cannot open: \(ImageFiles.notUTF8Reason)"
-        case .noImagesInDirectory: "no PNG or JPEG files in this directory (use -r to descend into sub-directories)"
+        case .noImagesInDirectory: "no PNG, JPEG, WebP or GIF files in this directory (use -r to descend into sub-directories)"
         case .unreadableDirectory(let reason): "cannot list directory: \(reason)"
         case .wouldOverwriteInput(let output): "refusing to write \(output): it is an input"
         case .outputExists(let output): "\(output) exists (use --force to overwrite, or --skip-existing)"
@@ -117,9 +117,9 @@ public enum PlanEntry: Sendable, Equatable {
 /// directories, existing outputs and inputs that would be overwritten.
 public struct OutputPlanner: Sendable {
     /// File extensions picked up from directory inputs (explicit file inputs may have any name).
-    public static let imageExtensions: Set<String> = ["png", "jpg", "jpeg"]
+    public static let imageExtensions: Set<String> = ["png", "jpg", "jpeg", "webp", "gif"]
     /// Suffixes of files Lift writes; directory scans skip them so a second run does not cut out cut-outs.
-    public static let outputSuffixes = [".cutout.png", ".mask.png", ".labels.png"]
+    public static let outputSuffixes = [".cutout.png", ".cutout.webp", ".cutout.jpg", ".mask.png", ".mask.webp", ".mask.jpg", ".labels.png"]
 
     private let fileSystem: any FileSystemView
 
@@ -219,8 +219,8 @@ public struct OutputPlanner: Sendable {
             }
             let job = ImageJob(
                 input: image.source,
-                output: outputLayout.target(for: image, suffix: ".cutout.png"),
-                mask: maskLayout.map { $0.path(for: image, suffix: ".mask.png") },
+                output: outputLayout.target(for: image, suffix: ".cutout." + options.request.outputs.format.fileExtension),
+                mask: maskLayout.map { $0.path(for: image, suffix: ".mask." + options.request.outputs.maskFormat.fileExtension) },
                 labels: labelsLayout.map { $0.path(for: image, suffix: ".labels.png") },
                 eachSubject: options.eachSubject)
             let name = image.source.displayName
@@ -463,10 +463,13 @@ public struct OutputPlanner: Sendable {
                                  + "give a directory (a name without an image extension, or ending in /)")
         case .file, .missing:
             if path.hasSuffix("/") || several { return .directory(path) }
-            // PNG bytes under `photo.jpg` would mislead every program that trusts the name (as `lift convert` refuses too).
+            // PNG bytes under `photo.gif` would mislead every program that trusts the name (as `lift convert` refuses too).
             let fileExtension = PathText.fileExtension(of: path)
-            if !fileExtension.isEmpty, fileExtension != "png" {
-                throw .invalidOutput("\(flag) \(path): lift writes PNG only (a cut-out keeps its transparency); name the output .png")
+            if flag == "--labels", !fileExtension.isEmpty, fileExtension.lowercased() != "png" {
+                throw .invalidOutput("\(flag) \(path): the label map is a PNG (its values are subject numbers, which a lossy format would change); name it .png")
+            }
+            if !fileExtension.isEmpty, OutputFormat(fileExtension: fileExtension) == nil {
+                throw .invalidOutput("\(flag) \(path): lift writes PNG, WebP or JPEG; name the output .png, .webp or .jpg")
             }
             return .file(path)
         }

@@ -54,6 +54,20 @@ extension CutoutOption {
             }
             request.outputs.pngCompression = compression
         },
+        CutoutOption("format", value: "FORMAT",
+                     help: "png | webp | jpeg: the image's format (default: the output's extension, else png); WebP is lossless, JPEG needs a background") { value, request, spelled throws(UsageError) in
+            guard let format = OutputFormat(name: value ?? "") else {
+                throw .invalidValue(option: spelled, value: value ?? "", expected: OutputFormat.names)
+            }
+            request.outputs.format = format
+        },
+        CutoutOption("output-quality", value: "N",
+                     help: "JPEG quality 1...100 as libjpeg's (default 90: JPEG's error gathers at the subject's hard edge, 2 dB better there than 75)") { value, request, spelled throws(UsageError) in
+            guard let quality = value.flatMap({ Int($0) }), (1...100).contains(quality) else {
+                throw .invalidValue(option: spelled, value: value ?? "", expected: "a whole number from 1 to 100")
+            }
+            request.outputs.jpegQuality = quality
+        },
         CutoutOption("threshold", value: "T", help: "probability from which a pixel is subject, 0...1 (default 0.5)") { value, request, spelled throws(UsageError) in
             guard let threshold = value.flatMap(Float.init), threshold >= 0, threshold <= 1 else {
                 throw .invalidValue(option: spelled, value: value ?? "", expected: "a number from 0 to 1")

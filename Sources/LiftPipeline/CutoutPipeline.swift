@@ -75,10 +75,14 @@ public enum CutoutPipeline {
                     part.image = try encodeCutout(of: group.subjects, from: analysis, request: request, color: photo.color, name: name,
                                                   threads: lifter.threads, timings: &timings, clock: &clock)
                 case .mask?:
-                    part.image = try encodeMask(of: group.subjects, from: analysis, name: name, threads: lifter.threads)
+                    part.image = try encodeMask(of: group.subjects, from: analysis, as: outputs.format, outputs: outputs, name: name,
+                                                threads: lifter.threads)
                 case nil: break
                 }
-                if outputs.mask { part.mask = try encodeMask(of: group.subjects, from: analysis, name: name, threads: lifter.threads) }
+                if outputs.mask {
+                    part.mask = try encodeMask(of: group.subjects, from: analysis, as: outputs.maskFormat, outputs: outputs, name: name,
+                                               threads: lifter.threads)
+                }
                 timings.encode += clock.lap()
                 parts.append(part)
             }
@@ -93,20 +97,22 @@ public enum CutoutPipeline {
         return CutoutResult(analysis: analysis, kept: kept, parts: parts, labels: labels)
     }
 
-    /// `subjects` composited as `request` says and encoded; the rows are rendered as the encoder takes
-    /// them, so the cut-out is never held whole (`composite` then times only the preparation).
+    /// `subjects` composited as `request` says and encoded; the rows of a PNG are rendered as the encoder
+    /// takes them, so the cut-out is never held whole (`composite` then times only the preparation).
     private static func encodeCutout(of subjects: [Subject], from analysis: Analysis, request: CutoutRequest, color: PNGMetadata,
                                      name: String, threads: Int, timings: inout StageTimings, clock: inout Stopwatch) throws -> EncodedImage {
         let rows = try analysis.imageRows(for: subjects, croppedToExtent: request.crop != nil, background: request.background,
                                           layout: request.outputLayout)
         timings.composite += clock.lap()
-        let bytes = try ImageFiles.encodePNG(rows, name: name, compression: request.outputs.pngCompression, color: color, threads: threads)
+        let bytes = try CutoutEncoding.encode(rows, as: request.outputs.format, outputs: request.outputs, color: color, name: name,
+                                              threads: threads)
         return EncodedImage(bytes: bytes, width: rows.width, height: rows.height)
     }
 
-    /// The grey mask of `subjects`, the photo's size.
-    private static func encodeMask(of subjects: [Subject], from analysis: Analysis, name: String, threads: Int) throws -> EncodedImage {
-        EncodedImage(bytes: try ImageFiles.encodeMaskPNG(of: analysis, for: subjects, name: name, threads: threads),
+    /// The grey mask of `subjects`, the photo's size, as `format`.
+    private static func encodeMask(of subjects: [Subject], from analysis: Analysis, as format: OutputFormat, outputs: CutoutOutputs,
+                                   name: String, threads: Int) throws -> EncodedImage {
+        EncodedImage(bytes: try CutoutEncoding.encodeMask(of: subjects, from: analysis, as: format, outputs: outputs, name: name, threads: threads),
                      width: analysis.photo.width, height: analysis.photo.height)
     }
 }

@@ -27,3 +27,35 @@ extension CutoutRequest {
         }
     }
 }
+
+extension CutoutRequest {
+    /// Checks that the formats chosen for the outputs (`outputs.format`, `maskFormat`) fit the
+    /// request: a cut-out written as JPEG needs an opaque background (JPEG has no transparency), and
+    /// `output-quality` needs a JPEG to apply to (PNG and WebP are lossless).
+    /// - Parameters:
+    ///   - spelled: how this surface names an option in its messages.
+    ///   - backgroundExample: how this surface asks for a white background (`-b white`, `background=white`).
+    /// - Throws: `UsageError.invalidOutput` saying what to change.
+    public func checkFormats(spelled: (CutoutOption) -> String, backgroundExample: String) throws(UsageError) {
+        if outputs.image == .cutout, outputs.format == .jpeg, !background.isOpaque {
+            throw .invalidOutput("a JPEG cannot be transparent: choose a background for the cut-out (\(backgroundExample), or any opaque "
+                                 + "colour, blur or dim), or write PNG or WebP, which keep the transparency")
+        }
+        if outputs.jpegQuality != nil, !outputs.writesJPEG {
+            let name = CutoutOption.named("output-quality").map(spelled) ?? "output-quality"
+            throw .invalidOutput("'\(name)' sets a JPEG's quality, but no JPEG is written (PNG and WebP are lossless)")
+        }
+    }
+}
+
+extension Background {
+    /// Whether the background covers every pixel with alpha 255 (a colour with alpha below 255 does
+    /// not; the blurred or dimmed photo does when the photo is opaque).
+    public var isOpaque: Bool {
+        switch self {
+        case .transparent: false
+        case .color(let color): color.a == 255
+        case .blurred, .dimmed: true
+        }
+    }
+}

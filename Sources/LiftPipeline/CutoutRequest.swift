@@ -74,9 +74,19 @@ public struct CutoutOutputs: Sendable, Equatable {
     public var eachSubject = false
     /// How PNGs of the main image are compressed.
     public var pngCompression = ImageFiles.defaultPNGCompression
+    /// The main image's file format.
+    public var format = OutputFormat.png
+    /// The separate mask's file format (`mask`).
+    public var maskFormat = OutputFormat.png
+    /// JPEG quality 1...100 (libjpeg's scale); `nil`: `JPEGEncoder.defaultQuality` (90, the usual
+    /// quality of listing photos, where JPEG's error gathers at the subject's hard edge).
+    public var jpegQuality: Int?
 
     /// One PNG cut-out, no mask, no labels.
     public init() {}
+
+    /// Whether any image written is a JPEG (the main image, or the mask when asked for).
+    public var writesJPEG: Bool { (image != nil && format == .jpeg) || (mask && maskFormat == .jpeg) }
 }
 
 /// Crop to the chosen subjects' extent, as given by `--crop`, `--margin` and `--square`.

@@ -67,7 +67,8 @@ final class CutoutService: Sendable {
                 response.headers += headers
                 return response
             }
-            headers += [("X-Lift-Kept", "\(result.kept.count)"), ("Content-Type", "image/png"), ("Server-Timing", Self.serverTiming(timings))]
+            headers += [("X-Lift-Kept", "\(result.kept.count)"), ("Content-Type", request.outputs.format.mediaType), ("Vary", "Accept"),
+                        ("Server-Timing", Self.serverTiming(timings))]
             return HTTPResponse(.ok, headers: headers, body: image.bytes)
         } catch let error as LiftError {
             throw Self.httpError(error)
@@ -84,7 +85,7 @@ final class CutoutService: Sendable {
     private static func httpError(_ error: LiftError) -> HTTPError {
         switch error {
         case .unsupportedFormat:
-            HTTPError(.unsupportedMediaType, "the photo is not a PNG or JPEG image", closesConnection: false)
+            HTTPError(.unsupportedMediaType, "the photo is not a PNG, JPEG, WebP or GIF image", closesConnection: false)
         case .fileTooLarge, .undecodable:
             HTTPError(.unprocessableContent, error.description, closesConnection: false)
         case .noInstanceCues:

@@ -130,7 +130,30 @@ public final class LiftService: HTTPService {
         let options = try RequestOptions(fields: fields, serverModel: configuration.model, serverQuality: configuration.quality)
         var request = options.request
         request.outputs.image = options.onlyMask && image == .cutout ? .mask : image
+        if request.outputs.image != nil {
+            if !options.formatGiven, let accept = head.headers["Accept"] { request.outputs.format = try Self.format(accepting: accept, for: request) }
+            do throws(UsageError) {
+                try request.checkFormats(spelled: { $0.name ?? $0.key }, backgroundExample: "background=white")
+            } catch {
+                throw HTTPError(.badRequest, error.description, closesConnection: false)
+            }
+        }
         return try process(photo: photo, name: name, request: request)
+    }
+
+    /// The format an `Accept` header asks for: the acceptable one with the highest weight, PNG first
+    /// among equals (so `*/*` and `image/*` keep PNG), then WebP, then JPEG, which a transparent
+    /// cut-out cannot be.
+    /// - Throws: 406 when no format Lift writes is acceptable.
+    private static func format(accepting accept: String, for request: CutoutRequest) throws(HTTPError) -> OutputFormat {
+        let transparent = request.outputs.image == .cutout && !request.background.isOpaque
+        let candidates = OutputFormat.allCases.filter { !(transparent && $0 == .jpeg) }
+        guard let format = AcceptHeader(accept).best(of: candidates) else {
+            throw HTTPError(.notAcceptable, "Accept: \(accept) allows none of " + candidates.map(\.mediaType).joined(separator: ", ")
+                            + (transparent ? " (a transparent cut-out cannot be a JPEG: send background=white, or another opaque background)" : "")
+                            + "; or name the format with format=png|webp|jpeg", closesConnection: false)
+        }
+        return format
     }
 
     private func process(photo: [UInt8], name: String, request: CutoutRequest) throws(HTTPError) -> HTTPResponse {

@@ -9,6 +9,8 @@ package struct RequestOptions: Sendable {
     var request: CutoutRequest
     /// Answer with the grey mask instead of the cut-out (`only-mask`, as `POST /api/mask`).
     var onlyMask = false
+    /// Whether the request named its image's format (`format`); else the `Accept` header chooses.
+    var formatGiven = false
 
     /// The fields a request may name: the cut-out options' Lift names, `only-mask`, and `file` (the photo).
     static var fieldNames: [String] { CutoutOption.table.compactMap(\.name) + ["only-mask"] }
@@ -58,6 +60,7 @@ package struct RequestOptions: Sendable {
         if !given.has("quality") { request.quality = serverQuality }
         self.request = request
         self.onlyMask = onlyMask
+        formatGiven = given.has("format")
     }
 
     /// `true`/`1`/`yes`/`on`/empty → true, `false`/`0`/`no`/`off` → false, else nil.

@@ -167,7 +167,7 @@ struct CutoutTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path) == ["person.png"])
         let garbage = try LiftBinary.run(["-"], in: scratch.url, input: Array("not an image".utf8))
         #expect(garbage.status == 1)
-        #expect(garbage.standardError.hasPrefix("lift: <stdin>: not a PNG or JPEG image"))
+        #expect(garbage.standardError.hasPrefix("lift: <stdin>: not a PNG, JPEG, WebP or GIF image"))
         #expect(garbage.standardOutput.isEmpty)
     }
 

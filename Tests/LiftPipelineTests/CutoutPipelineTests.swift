@@ -88,4 +88,59 @@ import TestSupport
         #expect(options.threshold == 0.3 && !options.refine && !options.decontaminate && options.instances == .model)
         #expect(CutoutRequest().configure(try Self.lifter.get()).analysisOptions.refine)
     }
+
+    /// WebP is lossless: the same pixels as the PNG (RGB of fully transparent pixels zeroed); a JPEG
+    /// is the JPEG encoder's file of the same composite at the asked quality; masks as JPEG are grey.
+    @Test func webPAndJPEGOutputsHoldTheSameImage() throws {
+        let photo = try Self.photo(), lifter = try Self.lifter.get()
+        var request = CutoutRequest()
+        var timings = StageTimings()
+        let png = try #require(try CutoutPipeline.run(request, on: photo, with: lifter, name: "two", timings: &timings).parts.first?.image)
+        request.outputs.format = .webp
+        let webp = try #require(try CutoutPipeline.run(request, on: photo, with: lifter, name: "two", timings: &timings).parts.first?.image)
+        #expect(ImageFormat.sniff(webp.bytes) == .webp && webp.width == png.width && webp.height == png.height)
+        var expected = try ImageIO.decode(png.bytes)
+        for i in 0 ..< expected.pixelCount where expected.pixels[i * 4 + 3] == 0 { expected.pixels.replaceSubrange(i * 4 ..< i * 4 + 3, with: [0, 0, 0]) }
+        #expect(try ImageIO.decode(webp.bytes) == expected)
+
+        request.background = .white
+        request.outputs.format = .jpeg
+        request.outputs.jpegQuality = 70
+        request.outputs.mask = true
+        request.outputs.maskFormat = .jpeg
+        let result = try CutoutPipeline.run(request, on: photo, with: lifter, name: "two", timings: &timings)
+        let jpeg = try #require(result.parts.first?.image), mask = try #require(result.parts.first?.mask)
+        let analysis = try lifter.analyze(photo.image)
+        let composite = try analysis.image(for: analysis.subjects, background: .white)
+        #expect(jpeg.bytes == (try JPEGEncoder.encode(composite, options: JPEGEncoder.Options(quality: 70, threads: 2))))
+        #expect(mask.bytes == (try JPEGEncoder.encode(try analysis.maskImage(for: analysis.subjects), options: JPEGEncoder.Options(quality: 70))))
+    }
+
+    @Test func formatsAreCheckedAgainstTheRequest() throws {
+        var request = CutoutRequest()
+        request.outputs.format = .jpeg
+        let spelled: (CutoutOption) -> String = { "--" + $0.key }
+        #expect(throws: UsageError.self) { try request.checkFormats(spelled: spelled, backgroundExample: "-b white") }
+        request.background = .blurred(radius: nil)
+        try request.checkFormats(spelled: spelled, backgroundExample: "-b white")
+        request.background = .transparent
+        request.outputs.image = .mask
+        try request.checkFormats(spelled: spelled, backgroundExample: "-b white")
+        request.outputs.format = .png
+        request.outputs.jpegQuality = 50
+        #expect(throws: UsageError.invalidOutput("'--output-quality' sets a JPEG's quality, but no JPEG is written (PNG and WebP are lossless)")) {
+            try request.checkFormats(spelled: spelled, backgroundExample: "-b white")
+        }
+        request.outputs.mask = true
+        request.outputs.maskFormat = .jpeg
+        try request.checkFormats(spelled: spelled, backgroundExample: "-b white")
+    }
+
+    @Test(arguments: [("png", OutputFormat.png), ("WebP", .webp), ("jpg", .jpeg), ("JPEG", .jpeg)])
+    func formatNames(name: String, format: OutputFormat) {
+        #expect(OutputFormat(name: name) == format && OutputFormat(fileExtension: name) == format)
+        #expect(OutputFormat(mediaType: format.mediaType + "; q=1") == format)
+        #expect(OutputFormat(name: "gif") == nil && OutputFormat(fileExtension: "") == nil && OutputFormat(mediaType: "image/*") == nil)
+    }
+
 }

@@ -126,3 +126,36 @@ func invalidCommandLines(arguments: [String], expected: UsageError) {
     #expect(Set(listed) == Set(CutoutCommand.optionSpecs.map(\.long)))
     for name in listed { #expect(HelpText.full.contains("--\(name)")) }
 }
+
+@Test func theFormatComesFromTheOutputsExtensionOrFormat() throws {
+    #expect(try options(["a.jpg", "-o", "cut.WEBP"]).request.outputs.format == .webp)
+    #expect(try options(["a.jpg", "--format", "webp"]).request.outputs.format == .webp)
+    #expect(try options(["a.jpg", "-o", "c.jpeg", "-b", "white"]).request.outputs.format == .jpeg)
+    #expect(try options(["a.jpg", "-o", "c.jpg", "--format", "jpeg", "-b", "black", "--output-quality", "75"]).request.outputs.jpegQuality == 75)
+    let masked = try options(["a.jpg", "--mask", "m.jpg", "--output-quality", "60"]).request.outputs
+    #expect(masked.format == .png && masked.maskFormat == .jpeg && masked.jpegQuality == 60)
+    #expect(throws: UsageError.conflictingOptions("--output c.webp", "--format png", reason: "the file's extension says webp")) {
+        try CutoutCommand.parse(["a.jpg", "-o", "c.webp", "--format", "png"])
+    }
+    #expect(throws: UsageError.invalidValue(option: "--format", value: "gif", expected: OutputFormat.names)) {
+        try CutoutCommand.parse(["a.jpg", "--format", "gif"])
+    }
+    #expect(throws: UsageError.invalidValue(option: "--output-quality", value: "0", expected: "a whole number from 1 to 100")) {
+        try CutoutCommand.parse(["a.jpg", "--output-quality", "0"])
+    }
+}
+
+@Test func aTransparentJPEGIsAUsageErrorThatSaysToChooseABackground() throws {
+    for arguments in [["a.jpg", "-o", "c.jpg"], ["a.jpg", "--format", "jpeg", "-b", "#ffffff80"]] {
+        #expect {
+            try CutoutCommand.parse(arguments)
+        } throws: { error in
+            "\(error)".contains("a JPEG cannot be transparent: choose a background for the cut-out (-b white")
+        }
+    }
+    #expect {
+        try CutoutCommand.parse(["a.jpg", "-o", "c.png", "--output-quality", "80"])
+    } throws: { error in
+        "\(error)" == "'--output-quality' sets a JPEG's quality, but no JPEG is written (PNG and WebP are lossless)"
+    }
+}
