@@ -9,8 +9,7 @@ public enum CutoutAction: Subcommand {
 
     /// Runs the cut-out action with `arguments` (without the program name) and returns the exit status.
     public static func run(_ arguments: [String], environment: CommandEnvironment) -> Int32 {
-        let options: CutoutOptions
-        let entries: [PlanEntry]
+        let parsed: CutoutOptions
         do throws(UsageError) {
             switch try CutoutCommand.parse(arguments) {
             case .help:
@@ -18,9 +17,25 @@ public enum CutoutAction: Subcommand {
             case .version:
                 return HelpText.emit("lift \(LiftVersion.string)\n", write: environment.writeStandardOutput,
                                      report: environment.writeStandardError)
-            case .run(let parsed):
-                options = try InputList.adding(to: parsed)
+            case .run(let options):
+                parsed = options
             }
+            try checkSecondNameIsNoOutput(parsed, fileSystem: environment.fileSystem)
+        } catch {
+            environment.writeStandardError("lift: \(TerminalText.escaped(error.description))\n\(HelpText.hint)\n")
+            return 2
+        }
+        return execute(parsed, environment: environment)
+    }
+
+    /// Runs parsed cut-out options (from `lift`'s flags or a rembg verb's, `RembgFileCommand`): reads
+    /// the input list, plans, loads the model once, runs the batch, writes the JSON report.
+    /// - Parameter hint: the line printed after a usage error.
+    static func execute(_ parsed: CutoutOptions, environment: CommandEnvironment, hint: String = HelpText.hint) -> Int32 {
+        let options: CutoutOptions
+        let entries: [PlanEntry]
+        do throws(UsageError) {
+            options = try InputList.adding(to: parsed)
             if let model = options.request.model { try checkModelExists(model) }
             entries = try OutputPlanner(fileSystem: environment.fileSystem).plan(options)
             let jobs = entries.compactMap { if case .process(let job) = $0 { job } else { nil } }
@@ -31,7 +46,7 @@ public enum CutoutAction: Subcommand {
                 throw UsageError.invalidOutput("'-' reads an image from standard input, which is the terminal; pipe a file in")
             }
         } catch {
-            environment.writeStandardError("lift: \(TerminalText.escaped(error.description))\n\(HelpText.hint)\n")
+            environment.writeStandardError("lift: \(TerminalText.escaped(error.description))\n\(hint)\n")
             return 2
         }
 
@@ -71,6 +86,15 @@ public enum CutoutAction: Subcommand {
             return 1
         }
         return exitCode
+    }
+
+    /// Refuses `lift in.jpg out.png` (rembg's `i IN OUT` habit) before anything is written: two
+    /// inputs, no `-o`, and the second does not exist and is named like an image Lift writes.
+    static func checkSecondNameIsNoOutput(_ options: CutoutOptions, fileSystem: any FileSystemView) throws(UsageError) {
+        guard options.inputs.count == 2, options.output == nil, options.inputList == nil else { return }
+        let (first, second) = (options.inputs[0], options.inputs[1])
+        guard fileSystem.kind(of: second) == .missing, OutputFormat(fileExtension: PathText.fileExtension(of: second)) != nil else { return }
+        throw .invalidOutput("\(second) does not exist; did you mean -o \(second)? ('lift \(first) -o \(second)'; 'lift i \(first) \(second)' takes rembg's order)")
     }
 
     /// Refuses, as a usage error, a `--model` that names no shipped model and no file: a model file

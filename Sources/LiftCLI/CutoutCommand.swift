@@ -65,7 +65,7 @@ public enum CutoutCommand: Sendable, Equatable {
         options.eachSubject = parsed.flag("each")
         options.maskOutput = try parsed.value("mask")
         options.labelsOutput = try parsed.value("labels")
-        try chooseFormats(&options, formatGiven: parsed.has("format"))
+        try chooseFormats(&options, formatGiven: parsed.has("format"), spelled: { "--\($0.key)" }, backgroundExample: "-b white")
         for (option, value) in [("--mask", options.maskOutput), ("--labels", options.labelsOutput)] where value == "-" {
             throw .invalidValue(option: option, value: "-", expected: "a file or directory path (only the cut-out or the JSON report can go to standard output)")
         }
@@ -87,7 +87,9 @@ public enum CutoutCommand: Sendable, Equatable {
     /// The cut-out's format from `-o`'s extension (`cut.webp`), else `--format`, else PNG; the mask's
     /// from `--mask`'s extension, else PNG. A file extension and `--format` that disagree, and a
     /// format the outputs cannot take (a transparent JPEG), are usage errors.
-    private static func chooseFormats(_ options: inout CutoutOptions, formatGiven: Bool) throws(UsageError) {
+    /// - Parameters: `spelled` and `backgroundExample` as `CutoutRequest.checkFormats` takes them.
+    static func chooseFormats(_ options: inout CutoutOptions, formatGiven: Bool, spelled: (CutoutOption) -> String,
+                              backgroundExample: String) throws(UsageError) {
         if case .path(let path)? = options.output, let named = OutputFormat(fileExtension: PathText.fileExtension(of: path)) {
             if formatGiven, named != options.request.outputs.format {
                 throw .conflictingOptions("--output \(path)", "--format \(options.request.outputs.format.rawValue)",
@@ -100,7 +102,7 @@ public enum CutoutCommand: Sendable, Equatable {
         }
         var outputs = options.request
         outputs.outputs.mask = options.maskOutput != nil
-        try outputs.checkFormats(spelled: { "--\($0.key)" }, backgroundExample: "-b white")
+        try outputs.checkFormats(spelled: spelled, backgroundExample: backgroundExample)
     }
 
     /// Checks that can be made on the input list alone.

@@ -63,7 +63,7 @@ public enum HelpText {
 
     /// Option groups in display order: a title and the long names of its options.
     public static let optionGroups: [(title: String, options: [String])] = [
-        ("OUTPUT", ["output", "recursive", "force", "skip-existing", "mask", "labels", "json", "format", "output-quality", "png-level"]),
+        ("OUTPUT", ["output", "recursive", "force", "skip-existing", "mask", "only-mask", "labels", "json", "format", "output-quality", "png-level"]),
         ("MODEL", ["model", "quality", "threshold", "no-refine", "decontaminate", "threads", "max-pixels", "max-memory"]),
         ("SUBJECTS", ["instances", "instances-by", "at", "each"]),
         ("LOOK", ["background", "crop", "margin", "square", "max-size"]),

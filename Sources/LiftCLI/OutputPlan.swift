@@ -219,7 +219,8 @@ public struct OutputPlanner: Sendable {
             }
             let job = ImageJob(
                 input: image.source,
-                output: outputLayout.target(for: image, suffix: ".cutout." + options.request.outputs.format.fileExtension),
+                output: outputLayout.target(for: image, suffix: (options.request.outputs.image == .mask ? ".mask." : ".cutout.")
+                                                  + options.request.outputs.format.fileExtension),
                 mask: maskLayout.map { $0.path(for: image, suffix: ".mask." + options.request.outputs.maskFormat.fileExtension) },
                 labels: labelsLayout.map { $0.path(for: image, suffix: ".labels.png") },
                 eachSubject: options.eachSubject)

@@ -2,6 +2,8 @@
 public enum CutoutError: Error, Equatable, CustomStringConvertible {
     /// `--at X,Y` found no subject under or near the point.
     case noSubjectAt(x: Double, y: Double, subjectCount: Int)
+    /// `--at X,Y` is outside the photo (pixels `0 ..< width`, `0 ..< height`).
+    case pointOutsidePhoto(x: Double, y: Double, width: Int, height: Int)
     /// `--instances` named a subject number the photo does not have.
     case noSuchSubject(number: Int, subjectCount: Int)
     /// `--crop` was asked for but no subject was found to crop to.
@@ -15,6 +17,8 @@ public enum CutoutError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .noSubjectAt(let x, let y, let count):
             return "no subject at \(Self.number(x)),\(Self.number(y)) (the photo has \(count) subject\(count == 1 ? "" : "s"))"
+        case .pointOutsidePhoto(let x, let y, let width, let height):
+            return "\(Self.number(x)),\(Self.number(y)) is outside the photo, which is \(width)x\(height) pixels (X from 0 to \(width - 1), Y from 0 to \(height - 1))"
         case .noSuchSubject(let number, let count):
             return "no subject \(number): the photo has \(count) subject\(count == 1 ? "" : "s")"
         case .nothingToCrop:

@@ -1,9 +1,13 @@
 import Lift
 
 extension CutoutOption {
-    /// Every option a cut-out takes on every surface, in the order help lists them. The command
-    /// line's batch options (`-o`, `-r`, `--json`, …) are the CLI's own (`CutoutCommand`).
-    public static let table: [CutoutOption] = [
+    /// Every option a cut-out takes on every surface, in the order help lists them: Lift's own (some
+    /// also spelled as rembg spells them), then those only rembg has. The command line's batch
+    /// options (`-o`, `-r`, `--json`, …) are the CLI's own (`CutoutCommand`).
+    public static let table: [CutoutOption] = liftOptions + rembgOptions
+
+    /// The options Lift has, with rembg's spelling where rembg has the same option.
+    private static let liftOptions: [CutoutOption] = [
         CutoutOption("model", short: "m", rembg: RembgSpelling(field: "model", flag: "-m", long: "--model", words: 1), value: "NAME",
                      help: "subject (default) | person | person-landscape | u2netp | a rembg model (NAME.onnx in $U2NET_HOME, ~/.u2net) | FILE.onnx | FILE.safetensors") { value, request, spelled throws(UsageError) in
             let name = value ?? ""
@@ -19,7 +23,7 @@ extension CutoutOption {
             request.quality = quality
         },
         CutoutOption("background", short: "b", value: "BG",
-                     help: "transparent | white | black | #RRGGBB[AA] | blur[:RADIUS] | dim[:LEVEL] (default transparent)") { value, request, spelled throws(UsageError) in
+                     help: "transparent | a CSS basic colour name (white, black, red, navy, …) | #RRGGBB[AA] | blur[:RADIUS] | dim[:LEVEL] (default transparent)") { value, request, spelled throws(UsageError) in
             request.background = try parseBackground(value ?? "", option: spelled)
         },
         CutoutOption("crop", help: "crop to the kept subjects") { _, request, _ in
@@ -53,6 +57,10 @@ extension CutoutOption {
                 throw .invalidValue(option: spelled, value: value ?? "", expected: "a whole number from 0 to 9, or fast")
             }
             request.outputs.pngCompression = compression
+        },
+        CutoutOption("only-mask", rembg: RembgSpelling(field: "om", flag: "-om", long: "--only-mask", words: 0),
+                     help: "write the grey mask (0 background ... 255 subject) instead of the cut-out") { _, request, _ in
+            request.outputs.image = .mask
         },
         CutoutOption("format", value: "FORMAT",
                      help: "png | webp | jpeg: the image's format (default: the output's extension, else png); WebP is lossless, JPEG needs a background") { value, request, spelled throws(UsageError) in
@@ -100,6 +108,7 @@ extension CutoutOption {
 
     /// `transparent`, a colour (`white`, `black`, `#RRGGBB`, `#RRGGBBAA`), `blur[:RADIUS]` or `dim[:LEVEL]`.
     static func parseBackground(_ text: String, option: String) throws(UsageError) -> Background {
+        if let color = cssBasicColors[text.lowercased()] { return .color(color) }
         do {
             return try Background(parsing: text)
         } catch {
@@ -107,11 +116,24 @@ extension CutoutOption {
             let expected = switch kind {
             case "blur", "blurred": "blur, or blur:RADIUS with RADIUS a whole number of pixels from 1 to 10000"
             case "dim", "dimmed": "dim, or dim:LEVEL with LEVEL from 0 (black) to 1 (the photo unchanged)"
-            default: "transparent, white, black, #RRGGBB, #RRGGBBAA, blur[:RADIUS] or dim[:LEVEL]"
+            default: "transparent, a colour name (\(cssBasicColorNames)), #RRGGBB, #RRGGBBAA, blur[:RADIUS] or dim[:LEVEL]"
             }
             throw .invalidValue(option: option, value: text, expected: expected)
         }
     }
+
+    /// CSS's 16 basic colour keywords (CSS Color Level 4, §6.1), opaque.
+    static let cssBasicColors: [String: RGBAColor] = [
+        "black": RGBAColor(r: 0, g: 0, b: 0), "silver": RGBAColor(r: 192, g: 192, b: 192), "gray": RGBAColor(r: 128, g: 128, b: 128),
+        "white": RGBAColor(r: 255, g: 255, b: 255), "maroon": RGBAColor(r: 128, g: 0, b: 0), "red": RGBAColor(r: 255, g: 0, b: 0),
+        "purple": RGBAColor(r: 128, g: 0, b: 128), "fuchsia": RGBAColor(r: 255, g: 0, b: 255), "green": RGBAColor(r: 0, g: 128, b: 0),
+        "lime": RGBAColor(r: 0, g: 255, b: 0), "olive": RGBAColor(r: 128, g: 128, b: 0), "yellow": RGBAColor(r: 255, g: 255, b: 0),
+        "navy": RGBAColor(r: 0, g: 0, b: 128), "blue": RGBAColor(r: 0, g: 0, b: 255), "teal": RGBAColor(r: 0, g: 128, b: 128),
+        "aqua": RGBAColor(r: 0, g: 255, b: 255),
+    ]
+
+    /// The basic colour names in CSS's order, for messages.
+    package static let cssBasicColorNames = "black, silver, gray, white, maroon, red, purple, fuchsia, green, lime, olive, yellow, navy, blue, teal, aqua"
 
     /// `N` pixels or `N%`.
     static func parseMargin(_ text: String, option: String) throws(UsageError) -> Margin {

@@ -25,6 +25,12 @@ extension CutoutRequest {
         if given.has("at"), given.has("instances") {
             throw .conflictingOptions(name("at"), name("instances"), reason: "both choose which subjects to keep")
         }
+        if given.has("background"), given.has("bgc") {
+            throw .conflictingOptions(name("background"), name("bgc"), reason: "both choose the background")
+        }
+        if given.has("no-refine"), given.has("a") {
+            throw .conflictingOptions(name("no-refine"), name("a"), reason: "one turns edge refinement off, the other on")
+        }
     }
 }
 

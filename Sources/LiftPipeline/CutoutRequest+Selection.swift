@@ -2,10 +2,14 @@ import Lift
 
 extension CutoutRequest {
     /// The subjects `point` or `instances` choose from `analysis`, largest first for `all`.
-    /// - Throws: `CutoutError.noSubjectAt` or `.noSuchSubject`.
+    /// - Throws: `CutoutError.pointOutsidePhoto`, `.noSubjectAt` or `.noSuchSubject`.
     public func selectSubjects(from analysis: Analysis) throws(CutoutError) -> [Subject] {
         let subjects = analysis.subjects
         if let point {
+            let photo = analysis.photo
+            guard point.x < Double(photo.width), point.y < Double(photo.height) else {
+                throw .pointOutsidePhoto(x: point.x, y: point.y, width: photo.width, height: photo.height)
+            }
             guard let subject = analysis.subject(at: point) else {
                 throw .noSubjectAt(x: point.x, y: point.y, subjectCount: subjects.count)
             }

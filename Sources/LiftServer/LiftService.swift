@@ -129,7 +129,8 @@ public final class LiftService: HTTPService {
         }
         let options = try RequestOptions(fields: fields, serverModel: configuration.model, serverQuality: configuration.quality)
         var request = options.request
-        request.outputs.image = options.onlyMask && image == .cutout ? .mask : image
+        // `/api/remove` answers as the request says (the cut-out, or the mask for `only-mask`/`om`).
+        if image != .cutout { request.outputs.image = image }
         if request.outputs.image != nil {
             if !options.formatGiven, let accept = head.headers["Accept"] { request.outputs.format = try Self.format(accepting: accept, for: request) }
             do throws(UsageError) {

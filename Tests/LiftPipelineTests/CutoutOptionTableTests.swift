@@ -25,7 +25,7 @@ import Testing
         given.flags.insert("crop")
         given.values["background"] = ["plaid"]
         #expect(throws: UsageError.invalidValue(option: "background", value: "plaid",
-                                                expected: "transparent, white, black, #RRGGBB, #RRGGBBAA, blur[:RADIUS] or dim[:LEVEL]")) {
+                                                expected: "transparent, a colour name (\(CutoutOption.cssBasicColorNames)), #RRGGBB, #RRGGBBAA, blur[:RADIUS] or dim[:LEVEL]")) {
             try CutoutRequest(parsing: given) { $0.name ?? $0.key }
         }
         given.values["background"] = ["white", "black"]
@@ -52,4 +52,32 @@ import Testing
         expected.decontaminate = false
         #expect(request == expected)
     }
+
+    @Test(arguments: [("navy", RGBAColor(r: 0, g: 0, b: 128)), ("Teal", RGBAColor(r: 0, g: 128, b: 128)), ("aqua", RGBAColor(r: 0, g: 255, b: 255)),
+                      ("silver", RGBAColor(r: 192, g: 192, b: 192)), ("white", .white)])
+    func cssBasicColourNames(name: String, color: RGBAColor) throws {
+        var given = ParsedArguments()
+        given.values["background"] = [name]
+        #expect(try CutoutRequest(parsing: given) { "--" + $0.key }.background == .color(color))
+    }
+
+    /// rembg's fields parse into the same request as Lift's: `bgc` is a colour, `om` the mask, `a` refinement.
+    @Test func rembgsFieldsMeanWhatLiftsDo() throws {
+        var rembg = ParsedArguments()
+        rembg.values["bgc"] = ["255,0,0,128"]
+        rembg.flags = ["only-mask", "a", "ppm"]
+        rembg.values["af"] = ["240"]
+        rembg.values["extras"] = ["{}"]
+        let request = try CutoutRequest(parsing: rembg) { $0.rembg?.field ?? $0.key }
+        var expected = CutoutRequest()
+        expected.background = .color(RGBAColor(r: 255, g: 0, b: 0, a: 128))
+        expected.outputs.image = .mask
+        expected.refine = true
+        #expect(request == expected)
+        rembg.values["af"] = ["256"]
+        #expect(throws: UsageError.invalidValue(option: "af", value: "256", expected: "a whole number from 0 to 255")) {
+            try CutoutRequest(parsing: rembg) { $0.rembg?.field ?? $0.key }
+        }
+    }
+
 }

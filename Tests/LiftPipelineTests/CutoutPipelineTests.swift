@@ -67,6 +67,17 @@ import TestSupport
         }
     }
 
+    @Test func aPointOutsideThePhotoSaysSo() throws {
+        var request = CutoutRequest()
+        request.point = PixelPoint(x: 512, y: 10)
+        var timings = StageTimings()
+        #expect(throws: CutoutError.pointOutsidePhoto(x: 512, y: 10, width: 512, height: 256)) {
+            try CutoutPipeline.run(request, on: try Self.photo(), with: try Self.lifter.get(), name: "two", timings: &timings)
+        }
+        #expect(CutoutError.pointOutsidePhoto(x: 512, y: 10, width: 512, height: 256).description
+                == "512,10 is outside the photo, which is 512x256 pixels (X from 0 to 511, Y from 0 to 255)")
+    }
+
     @Test func nothingToCropOrToWrite() throws {
         let grey = DecodedPhoto(image: RGBAImage(width: 64, height: 64, fill: (128, 128, 128, 255)), color: PNGMetadata())
         var request = CutoutRequest()

@@ -124,7 +124,7 @@ import TestSupport
             #expect(message.contains(saying), "\(message)", sourceLocation: sourceLocation)
         }
         try check("/api/remove?colour=red", status: 400, saying: "unknown option 'colour'")
-        try check("/api/remove?background=purple", status: 400, saying: "#RRGGBB")
+        try check("/api/remove?background=plaid", status: 400, saying: "#RRGGBB")
         try check("/api/remove?crop=maybe", status: 400, saying: "true or false")
         try check("/api/remove?at=1,2&instances=1", status: 400, saying: "cannot be used together")
         try check("/api/remove?model=/etc/passwd", status: 400, saying: "not offered here")

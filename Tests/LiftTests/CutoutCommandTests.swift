@@ -92,7 +92,7 @@ func backgrounds(text: String, expected: Background) throws {
     (["-b", "blur:0", "a"], .invalidValue(option: "--background", value: "blur:0",
                                            expected: "blur, or blur:RADIUS with RADIUS a whole number of pixels from 1 to 10000")),
     (["-b", "plaid", "a"], .invalidValue(option: "--background", value: "plaid",
-                                          expected: "transparent, white, black, #RRGGBB, #RRGGBBAA, blur[:RADIUS] or dim[:LEVEL]")),
+                                          expected: "transparent, a colour name (\(CutoutOption.cssBasicColorNames)), #RRGGBB, #RRGGBBAA, blur[:RADIUS] or dim[:LEVEL]")),
     (["--instances", "0", "a"], .invalidValue(option: "--instances", value: "0", expected: "all, largest, or subject numbers from 1 such as 1,3")),
     (["--crop", "--margin", "-3", "a"], .invalidValue(option: "--margin", value: "-3", expected: "a number of pixels (24) or a percentage (10%)")),
     (["--crop", "--margin=ten%", "a"], .invalidValue(option: "--margin", value: "ten%", expected: "a number of pixels (24) or a percentage (10%)")),
@@ -116,7 +116,7 @@ func invalidCommandLines(arguments: [String], expected: UsageError) {
 }
 
 @Test func badBackgroundNamesTheAcceptedForms() {
-    #expect(throws: UsageError.self) { try CutoutCommand.parse(["a", "--background", "purple"]) }
+    #expect(throws: UsageError.self) { try CutoutCommand.parse(["a", "--background", "plaid"]) }
     #expect(throws: UsageError.self) { try CutoutCommand.parse(["a", "--background", "#12345"]) }
 }
 
