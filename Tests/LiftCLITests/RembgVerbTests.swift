@@ -88,4 +88,53 @@ import TestSupport
         #expect(scratch.exists("in.mask.png"))
     }
 
+
+    /// `rembg p IN OUT` and `rembg p -w IN OUT`: the folder is cut out, then each file that arrives
+    /// complete (moved in, or closed after writing in two parts) is cut out once; SIGTERM ends the
+    /// watch with no temporary file left.
+    @Test func pCutsOutAFolderThenWatchesIt() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let photo = try SamplePhotos.astronaut()
+        try FileManager.default.createDirectory(atPath: scratch.path("in"), withIntermediateDirectories: true)
+        try scratch.write(photo, to: "in/a.png")
+        try scratch.write(photo, to: "single.png")
+        #expect(try LiftBinary.run(["single.png", "-m", "person", "-o", "expected.png", "-q"], in: scratch.url).status == 0)
+        let expected = try ImageIO.readFile(scratch.path("expected.png"))
+        #expect(try LiftBinary.run(["p", "-m", "person", "in", "out"], in: scratch.url).status == 0)
+        #expect(try ImageIO.readFile(scratch.path("out/a.cutout.png")) == expected)
+
+        let watcher = Process()
+        watcher.executableURL = LiftBinary.url
+        watcher.arguments = ["p", "-w", "-m", "person", "in", "out"]
+        watcher.currentDirectoryURL = scratch.url
+        #expect(FileManager.default.createFile(atPath: scratch.path("watch.log"), contents: nil))
+        watcher.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: scratch.path("watch.log")))
+        try watcher.run()
+        defer { if watcher.isRunning { watcher.terminate() } }
+        func waitFor(_ condition: () throws -> Bool) throws -> Bool {
+            for _ in 0 ..< 600 where !(try condition()) { Thread.sleep(forTimeInterval: 0.1) }
+            return try condition()
+        }
+        #expect(try waitFor { (try? String(contentsOfFile: scratch.path("watch.log"), encoding: .utf8))?.contains("watching") == true })
+        try scratch.write(photo, to: "staging.png")
+        try FileManager.default.moveItem(atPath: scratch.path("staging.png"), toPath: scratch.path("in/moved.png"))
+        #expect(FileManager.default.createFile(atPath: scratch.path("in/written.png"), contents: nil))
+        let writer = try FileHandle(forWritingTo: URL(fileURLWithPath: scratch.path("in/written.png")))
+        try writer.write(contentsOf: photo.prefix(photo.count / 2))
+        Thread.sleep(forTimeInterval: 0.5)
+        try writer.write(contentsOf: photo.suffix(from: photo.count / 2))
+        try writer.close()
+        #expect(try waitFor { scratch.exists("out/moved.cutout.png") && scratch.exists("out/written.cutout.png") })
+        #expect(try ImageIO.readFile(scratch.path("out/moved.cutout.png")) == expected)
+        #expect(try ImageIO.readFile(scratch.path("out/written.cutout.png")) == expected)
+        watcher.terminate()
+        watcher.waitUntilExit()
+        #expect(watcher.terminationReason == .uncaughtSignal && watcher.terminationStatus == SIGTERM)
+        let left = try FileManager.default.contentsOfDirectory(atPath: scratch.path("out")).sorted()
+        #expect(left == ["a.cutout.png", "moved.cutout.png", "written.cutout.png"])
+        let log = try String(contentsOfFile: scratch.path("watch.log"), encoding: .utf8)
+        #expect(log.components(separatedBy: "written.cutout.png").count == 2, "\(log)")
+    }
+
 }
