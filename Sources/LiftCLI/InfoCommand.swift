@@ -28,6 +28,7 @@ public enum InfoCommand: Subcommand {
             case .gif: lines = try gifLines(bytes)
             case .webp: lines = try webpLines(bytes)
             case nil where path.lowercased().hasSuffix(".onnx"): lines = try onnxLines(bytes)
+            case nil where path.lowercased().hasSuffix(".safetensors"): lines = try safetensorsLines(bytes)
             case nil: throw ImageIOError.unknownFormat(leadingBytes: Array(bytes.prefix(8)))
             }
             try environment.writeStandardOutput(Array((lines.joined(separator: "\n") + "\n").utf8))
@@ -47,6 +48,7 @@ public enum InfoCommand: Subcommand {
         usage: "lift info [--] FILE",
         summary: ["Prints a PNG's or JPEG's format, size, colour type, bit depth, interlace or scans, orientation and",
                   "metadata, one 'key: value' line each, checking the file on the way. FILE '-' is standard input.",
-                  "For a model file named .onnx: IR version, operator sets, inputs, outputs, operators, parameters."],
+                  "For a model file named .onnx: IR version, operator sets, inputs, outputs, operators, parameters;",
+                  "named .safetensors (a Lift model): where it came from, its input, graph, tensors and parameters."],
         options: options)
 }

@@ -68,6 +68,8 @@ public enum PlanFailure: Error, Sendable, Equatable, CustomStringConvertible {
     case nameNotUTF8
     /// A directory input held no image files.
     case noImagesInDirectory
+    /// The directory holds only files Lift wrote (`*.cutout.png`, …), which scans leave out.
+    case onlyLiftOutputs(count: Int)
     /// A directory could not be listed.
     case unreadableDirectory(reason: String)
     /// An output path is one of the inputs.
@@ -91,6 +93,9 @@ public enum PlanFailure: Error, Sendable, Equatable, CustomStringConvertible {
         case .inputNotFound: "no such file or directory"
         case .nameNotUTF8: "cannot open: \(ImageFiles.notUTF8Reason)"
         case .noImagesInDirectory: "no PNG, JPEG, WebP or GIF files in this directory (use -r to descend into sub-directories)"
+        case .onlyLiftOutputs(let count):
+            "the directory holds only Lift's own outputs (\(count) file\(count == 1 ? "" : "s") named *.cutout.*, *.mask.* or *.labels.png), "
+                + "which are not cut out again; name one as a file to cut it out anyway"
         case .unreadableDirectory(let reason): "cannot list directory: \(reason)"
         case .wouldOverwriteInput(let output): "refusing to write \(output): it is an input"
         case .outputExists(let output): "\(output) exists (use --force to overwrite, or --skip-existing)"
@@ -173,7 +178,12 @@ public struct OutputPlanner: Sendable {
                 do {
                     let found = try scan(directory: input, subdirectory: "", recursive: options.recursive,
                                          scanned: &scannedDirectories)
-                    if found.isEmpty { pending.append(.settled(.fail(input, .noImagesInDirectory))) }
+                    if found.isEmpty {
+                        let outputs = (try? fileSystem.contentsOfDirectory(input))?.count { name in
+                            Self.outputSuffixes.contains { name.lowercased().hasSuffix($0) }
+                        } ?? 0
+                        pending.append(.settled(.fail(input, outputs > 0 ? .onlyLiftOutputs(count: outputs) : .noImagesInDirectory)))
+                    }
                     for item in found {
                         switch item {
                         case .success(let image):

@@ -135,6 +135,13 @@ private func plan(_ arguments: [String], fileSystem: InMemoryFileSystem = tree) 
     }
 }
 
+@Test func aDirectoryOfLiftsOwnOutputsSaysWhyNothingWasTaken() throws {
+    let outputs = InMemoryFileSystem(files: ["done/a.cutout.png", "done/a.mask.png", "done/notes.txt"])
+    #expect(try plan(["done"], fileSystem: outputs) == [.fail("done", .onlyLiftOutputs(count: 2))])
+    #expect(PlanFailure.onlyLiftOutputs(count: 2).description.hasPrefix("the directory holds only Lift's own outputs (2 files"))
+    #expect(try plan(["empty"], fileSystem: InMemoryFileSystem(files: [], directories: ["empty"])) == [.fail("empty", .noImagesInDirectory)])
+}
+
 @Test func directoryScansTakeWebPAndGIFButNotLiftsOwnOutputs() throws {
     let photos = InMemoryFileSystem(files: ["in/a.webp", "in/b.GIF", "in/c.cutout.webp", "in/d.mask.jpg", "in/e.txt"])
     #expect(try plan(["in", "-o", "out/"], fileSystem: photos).count == 2)

@@ -93,4 +93,30 @@ final class CapturedStreams: @unchecked Sendable {
         #expect(configuration.http.port == 0 && configuration.workers == 3 && configuration.corsOrigins == ["*"])
         #expect(configuration.token == "s3cret")
     }
+
+    /// `lift info` describes a Lift model file from its header: provenance, input, graph, tensors.
+    @Test func infoDescribesALiftModel() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let metadata = [
+            "lift.provenance": "made by a test",
+            "lift.input": #"{"width":64,"height":48,"layout":"NHWC","color":"rgb"}"#,
+            "lift.graph": #"{"nodes":[{"op":"conv2d"},{"op":"relu"},{"op":"conv2d"}]}"#,
+        ]
+        let tensors = [SafeTensorsWriter.Tensor(name: "w", shape: [2, 3], values: [1, 2, 3, 4, 5, 6]),
+                       SafeTensorsWriter.Tensor(name: "b", shape: [2], values: [0, 1])]
+        try scratch.write(try SafeTensorsWriter.bytes(tensors: tensors, metadata: metadata, precision: .f16), to: "m.safetensors")
+        let streams = CapturedStreams()
+        #expect(LiftCommand.run(["info", scratch.path("m.safetensors")], environment: streams.environment) == 0, "\(streams.error)")
+        #expect(streams.outputText == """
+            format: Lift model (safetensors)
+            provenance: made by a test
+            input: 64x48 (layout NHWC, color rgb)
+            graph: 3 nodes (conv2d 2, relu 1)
+            tensors: 2 (F16 2)
+            parameters: 8
+
+            """)
+    }
+
 }
