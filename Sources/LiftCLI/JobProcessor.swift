@@ -49,7 +49,10 @@ public struct JobProcessor {
 
         // Every file of the job, with its destination: the cut-outs (one, or one per subject) and masks, then the labels.
         let overwrite = options.force || options.skipExisting
-        if let path = job.labels, let labels = result.labels { try ImageFiles.write(labels.bytes, to: path, overwrite: overwrite) }
+        func write(_ bytes: [UInt8], to path: String, base: String) throws {
+            if !ImageJob.discards(base) { try ImageFiles.write(bytes, to: path, overwrite: overwrite) }
+        }
+        if let path = job.labels, let labels = result.labels { try write(labels.bytes, to: path, base: path) }
         var written: [Int: (output: OutputTarget, mask: String?, image: EncodedImage)] = [:]
         for part in result.parts {
             guard let image = part.image else { continue }
@@ -58,9 +61,11 @@ public struct JobProcessor {
                 return .path(ImageJob.subjectPath(path, number: number))
             } ?? job.output
             let maskPath = job.mask.map { path in part.subjectNumber.map { ImageJob.subjectPath(path, number: $0) } ?? path }
-            if let maskPath, let mask = part.mask { try ImageFiles.write(mask.bytes, to: maskPath, overwrite: overwrite) }
+            if let maskPath, let base = job.mask, let mask = part.mask { try write(mask.bytes, to: maskPath, base: base) }
             switch output {
-            case .path(let path): try ImageFiles.write(image.bytes, to: path, overwrite: overwrite)
+            case .path(let path):
+                guard case .path(let base) = job.output else { preconditionFailure("a numbered file stands for a path") }
+                try write(image.bytes, to: path, base: base)
             case .standardOutput: try writeStandardOutput(image.bytes)
             }
             written[part.subjectNumber ?? 0] = (output, maskPath, image)

@@ -41,14 +41,21 @@ public struct ImageJob: Sendable, Equatable {
     }
 
     /// The file paths this job writes; under `--each`, the cut-out and mask paths stand for their
-    /// numbered files.
+    /// numbered files. `/dev/null` is none: what goes there is discarded, never written.
     public var writtenPaths: [String] {
         var paths: [String] = []
         if case .path(let path) = output { paths.append(path) }
         if let mask { paths.append(mask) }
         if let labels { paths.append(labels) }
-        return paths
+        return paths.filter { !Self.discards($0) }
     }
+
+    /// The output that discards what is sent to it (`-o /dev/null` measures or checks a run without
+    /// keeping its images): nothing is written there, since an atomic write would replace the device.
+    public static let discardPath = "/dev/null"
+
+    /// Whether an output named `path` is discarded.
+    public static func discards(_ path: String) -> Bool { path == discardPath }
 
     /// Under `--each`, the file for subject `number` (1-based) of the cut-out or mask `path`:
     /// `photo.cutout.png` → `photo.3.cutout.png`, `item.png` → `item.3.png`.
@@ -317,6 +324,7 @@ public struct OutputPlanner: Sendable {
         if case .path(let path) = job.output { outputs.append(("-o", path)) }
         if let mask = job.mask { outputs.append(("--mask", mask)) }
         if let labels = job.labels { outputs.append(("--labels", labels)) }
+        outputs.removeAll { ImageJob.discards($0.path) }  // several outputs may all be discarded
         for (index, second) in outputs.enumerated() {
             for first in outputs[..<index] {
                 let (a, b) = (fileSystem.canonicalPath(first.path), fileSystem.canonicalPath(second.path))
@@ -465,6 +473,7 @@ public struct OutputPlanner: Sendable {
         let several = imageCount > 1 || anyDirectory
         switch fileSystem.kind(of: path) {
         case .directory: return .directory(path)
+        case .special where ImageJob.discards(path) && !several: return .file(path)
         case .special(let what): throw .invalidOutput("\(flag) \(path) is \(what); give a file or directory name")
         case .file where several:
             throw .invalidOutput("\(flag) \(path) is a file, but the inputs hold \(imageCount) images; give a directory")

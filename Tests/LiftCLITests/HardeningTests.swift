@@ -215,9 +215,14 @@ struct HardeningTests {
         #expect(run.status == 2)
         #expect(run.standardError.contains("-o single.png names an image file, but the inputs hold 2 images"))
         #expect(!scratch.exists("single.png"))
-        // A device is no output file either (renaming over /dev/null would replace it); '-o -' is the way.
-        let device = try LiftBinary.run(["a.png", "-o", "/dev/null"], in: scratch.url)
-        #expect(device.status == 2 && device.standardError.contains("-o /dev/null is a character device"))
+        // A device is no output file either (renaming over it would replace it), except /dev/null,
+        // which discards the image without anything being written.
+        let device = try LiftBinary.run(["a.png", "-o", "/dev/zero"], in: scratch.url)
+        #expect(device.status == 2 && device.standardError.contains("-o /dev/zero is a character device"))
+        let discarded = try LiftBinary.run(["a.png", "-o", "/dev/null", "--mask", "/dev/null", "-m", "person"], in: scratch.url)
+        #expect(discarded.status == 0 && discarded.standardError.contains("-> /dev/null"), "\(discarded.standardError)")
+        var status = stat()
+        #expect(stat("/dev/null", &status) == 0 && (status.st_mode & S_IFMT) == S_IFCHR)
         #expect(try LiftBinary.run(["a.png", "b.png", "-o", "outs", "-m", "person", "-q"], in: scratch.url).status == 0)
     }
 
