@@ -17,7 +17,7 @@ public enum LiftError: Error, Sendable, CustomStringConvertible {
     case unreadableFile(path: String, reason: String)
     /// A file or stream is larger than `limit` bytes.
     case fileTooLarge(path: String, limit: Int)
-    /// The bytes are neither PNG nor JPEG (by their signature).
+    /// The bytes are no image format Lift reads (PNG, JPEG, WebP, GIF), by their signature.
     case unsupportedFormat(path: String)
     /// The decoder rejected the file.
     case undecodable(path: String, underlying: any Error)

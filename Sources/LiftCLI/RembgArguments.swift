@@ -73,8 +73,14 @@ struct RembgArguments {
         word.hasPrefix("-") && word.count > 1 && Double(word) == nil
     }
 
+    /// A verb's help: its usage line, what it does, these flags, its exit codes.
+    func help(usage: String, summary: [String], exitStatus: String) -> String {
+        (["USAGE", "  " + usage, ""] + summary.map { "  " + $0 } + ["", "OPTIONS"] + helpLines + ["", "EXIT STATUS", "  " + exitStatus])
+            .joined(separator: "\n") + "\n"
+    }
+
     /// The help lines of these flags.
-    var helpLines: [String] {
+    private var helpLines: [String] {
         flags.map { flag in
             let help = flag.key == "help" ? "show this help" : CutoutOption.named(flag.key)?.help ?? ""
             let value = CutoutOption.named(flag.key)?.valueName.map { " " + $0 } ?? ""

@@ -33,11 +33,9 @@ public enum RembgFileCommand: Subcommand {
 
     /// `lift i --help`.
     static var help: String {
-        (["USAGE", "  lift i [options] [INPUT [OUTPUT]]", "",
-          "  rembg's 'i' with rembg's flags: one photo (PNG, JPEG, WebP, GIF) from INPUT or standard input to",
-          "  OUTPUT or standard output (replaced if it exists; .png, .webp or .jpg). Lift's own options: 'lift --help'.",
-          "", "OPTIONS"] + RembgArguments().helpLines
-            + ["", "EXIT STATUS", "  0 done   1 the input could not be read or decoded, or the output not written   2 usage error"])
-            .joined(separator: "\n") + "\n"
+        RembgArguments().help(usage: "lift i [options] [INPUT [OUTPUT]]",
+                              summary: ["rembg's 'i' with rembg's flags: one photo (PNG, JPEG, WebP, GIF) from INPUT or standard input to",
+                                        "OUTPUT or standard output (replaced if it exists; .png, .webp or .jpg). Lift's own options: 'lift --help'."],
+                              exitStatus: "0 done   1 the input could not be read or decoded, or the output not written   2 usage error")
     }
 }

@@ -104,12 +104,10 @@ public enum RembgFolderCommand: Subcommand {
 
     /// `lift p --help`.
     static func help(_ parser: RembgArguments) -> String {
-        (["USAGE", "  lift p [-w] [options] IN_DIR OUT_DIR", "",
-          "  rembg's 'p': every image under IN_DIR cut out into OUT_DIR (NAME.cutout.png, the tree mirrored), inputs",
-          "  whose outputs exist left alone. -w then watches IN_DIR and cuts out each file once it is complete",
-          "  (closed after writing, or moved in); Ctrl-C or SIGTERM ends it, leaving no partial output.",
-          "", "OPTIONS"] + parser.helpLines
-            + ["", "EXIT STATUS", "  0 every input done   1 some inputs failed   2 usage error; with -w, ended by the signal"])
-            .joined(separator: "\n") + "\n"
+        parser.help(usage: "lift p [-w] [options] IN_DIR OUT_DIR",
+                    summary: ["rembg's 'p': every image under IN_DIR cut out into OUT_DIR (NAME.cutout.png, the tree mirrored), inputs",
+                              "whose outputs exist left alone. -w then watches IN_DIR and cuts out each file once it is complete",
+                              "(closed after writing, or moved in); Ctrl-C or SIGTERM ends it, leaving no partial output."],
+                    exitStatus: "0 every input done   1 some inputs failed   2 usage error; with -w, ended by the signal")
     }
 }

@@ -84,13 +84,11 @@ public enum RembgStreamCommand: Subcommand {
 
     /// `lift b --help`.
     static func help(_ parser: RembgArguments) -> String {
-        (["USAGE", "  lift b WIDTH HEIGHT [-o PATTERN] [options]", "",
-          "  rembg's 'b': raw RGB24 frames of WIDTH x HEIGHT on standard input (ffmpeg -an -f rawvideo -pix_fmt rgb24 pipe:1),",
-          "  each cut out and written to PATTERN with its number from 0 (printf's %d or %u, zero-padded as %05d),",
-          "  or without -o one after another to standard output. Frames are cut out on every core, written in order.",
-          "", "OPTIONS"] + parser.helpLines
-            + ["", "EXIT STATUS", "  0 every frame done   1 a frame failed or standard input ended inside one   2 usage error"])
-            .joined(separator: "\n") + "\n"
+        parser.help(usage: "lift b WIDTH HEIGHT [-o PATTERN] [options]",
+                    summary: ["rembg's 'b': raw RGB24 frames of WIDTH x HEIGHT on standard input (ffmpeg -an -f rawvideo -pix_fmt rgb24 pipe:1),",
+                              "each cut out and written to PATTERN with its number from 0 (printf's %d or %u, zero-padded as %05d),",
+                              "or without -o one after another to standard output. Frames are cut out on every core, written in order."],
+                    exitStatus: "0 every frame done   1 a frame failed or standard input ended inside one   2 usage error")
     }
 }
 
