@@ -51,20 +51,22 @@ var targets: [Target] = [
     .target(name: "LiftModel", dependencies: ["LiftTensor", "LiftImage"], exclude: ["README.md", "GRAPH-FORMAT.md", "ONNX/README.md"], swiftSettings: fast),
     .target(name: "LiftMask", dependencies: ["LiftImage", "LiftTensor"], exclude: ["README.md"], swiftSettings: fast),
     .target(name: "Lift", dependencies: ["LiftImage", "LiftTensor", "LiftModel", "LiftMask"], exclude: ["README.md"], swiftSettings: fast),
-    .target(name: "LiftCLI", dependencies: ["Lift"], exclude: ["README.md"], swiftSettings: fast),
-    .target(name: "LiftServer", dependencies: ["Lift", "LiftCLI"], exclude: ["README.md"],
+    .target(name: "LiftPipeline", dependencies: ["Lift"], exclude: ["README.md"], swiftSettings: fast),
+    .target(name: "LiftServer", dependencies: ["Lift", "LiftPipeline"], exclude: ["README.md"],
             resources: [.embedInCode("Page/index.html"), .embedInCode("Page/openapi.json")], swiftSettings: fast),
-    .executableTarget(name: "lift", dependencies: ["Lift", "LiftCLI", "LiftServer"], swiftSettings: fast),
+    .target(name: "LiftCLI", dependencies: ["Lift", "LiftPipeline", "LiftServer"], exclude: ["README.md"], swiftSettings: fast),
+    .executableTarget(name: "lift", dependencies: ["LiftCLI"], swiftSettings: fast),
     .executableTarget(name: "LiftBench", dependencies: ["Lift", "TestSupport"], path: "Benchmarks/LiftBench", swiftSettings: fast),
     .target(name: "TestSupport", dependencies: ["LiftImage", "LiftTensor"], path: "Tests/TestSupport", swiftSettings: fast),
     .testTarget(name: "LiftImageTests", dependencies: ["LiftImage", "TestSupport"], swiftSettings: fast),
     .testTarget(name: "LiftTensorTests", dependencies: ["LiftTensor", "TestSupport"], swiftSettings: fast),
     .testTarget(name: "LiftModelTests", dependencies: ["LiftModel", "TestSupport"], swiftSettings: fast),
     .testTarget(name: "LiftMaskTests", dependencies: ["LiftMask", "TestSupport"], swiftSettings: fast),
-    .testTarget(name: "LiftTests", dependencies: ["Lift", "LiftCLI", "TestSupport"], swiftSettings: fast),
-    .testTarget(name: "LiftServerTests", dependencies: ["LiftServer", "Lift", "TestSupport"], swiftSettings: fast),
+    .testTarget(name: "LiftTests", dependencies: ["Lift", "LiftPipeline", "LiftCLI", "TestSupport"], swiftSettings: fast),
+    .testTarget(name: "LiftPipelineTests", dependencies: ["LiftPipeline", "Lift", "TestSupport"], swiftSettings: fast),
+    .testTarget(name: "LiftServerTests", dependencies: ["LiftServer", "LiftPipeline", "Lift", "TestSupport"], swiftSettings: fast),
     // Runs the built `lift` binary; depending on the executable makes `swift test` build it first.
-    .testTarget(name: "LiftCLITests", dependencies: ["lift", "Lift", "LiftCLI", "TestSupport"], exclude: ["Snapshots"], swiftSettings: fast),
+    .testTarget(name: "LiftCLITests", dependencies: ["lift", "Lift", "LiftPipeline", "LiftCLI", "TestSupport"], exclude: ["Snapshots"], swiftSettings: fast),
 ]
 
 /// Fuzz targets (libFuzzer) are only declared when asked for, since they have no `main` and link only

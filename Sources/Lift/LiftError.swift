@@ -1,5 +1,5 @@
 /// Errors from the public `Lift` API: finding and loading a model, reading and writing image files,
-/// running the model. Lower stages' errors (PNG/JPEG decoding, weight parsing, masks) are carried
+/// running the model. Lower stages' errors (image decoding, weight parsing, masks) are carried
 /// inside with the file or model they concern, so the sentence says where it happened.
 ///
 /// A minor version may add a case (2.1.0 added `noInstanceCues`): switch over it with a `default`,
@@ -17,7 +17,7 @@ public enum LiftError: Error, Sendable, CustomStringConvertible {
     case unreadableFile(path: String, reason: String)
     /// A file or stream is larger than `limit` bytes.
     case fileTooLarge(path: String, limit: Int)
-    /// The bytes are neither PNG nor JPEG (by their signature).
+    /// The bytes are no image format Lift reads (PNG, JPEG, WebP, GIF), by their signature.
     case unsupportedFormat(path: String)
     /// The decoder rejected the file.
     case undecodable(path: String, underlying: any Error)
@@ -63,7 +63,7 @@ public enum LiftError: Error, Sendable, CustomStringConvertible {
         case .fileTooLarge(_, let limit):
             return "larger than \(limit >> 20) MiB"
         case .unsupportedFormat:
-            return "not a PNG or JPEG image"
+            return "not a PNG, JPEG, WebP or GIF image"
         case .undecodable(_, let underlying):
             return "cannot decode: \(underlying)"
         case .encodingFailed(_, let underlying):

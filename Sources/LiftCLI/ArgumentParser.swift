@@ -1,3 +1,5 @@
+import LiftPipeline
+
 /// A declared command-line option: a long name, an optional one-letter short name, and whether it
 /// takes a value (`--output PATH`) or is a flag (`--force`).
 public struct OptionSpec: Sendable, Equatable {
@@ -26,27 +28,13 @@ public struct OptionSpec: Sendable, Equatable {
     public var displayName: String { "--\(long)" }
 }
 
-/// Options and positional arguments after parsing, in the order given.
-public struct ParsedArguments: Sendable, Equatable {
-    /// Values of value-taking options, keyed by long name; more than one entry when repeated.
-    public var values: [String: [String]] = [:]
-    /// Flags that were given, keyed by long name.
-    public var flags: Set<String> = []
-    /// Positional arguments (after `--`, everything is positional).
-    public var positionals: [String] = []
-
-    /// The single value of `option`, or `nil` when absent; throws when it was given more than once.
-    public func value(_ option: String) throws(UsageError) -> String? {
-        guard let given = values[option] else { return nil }
-        if given.count > 1 { throw .repeatedOption("--\(option)") }
-        return given.first
+extension OptionSpec {
+    /// Lift's command-line spelling of a cut-out option (`--background`, `-b`); `nil` for an option
+    /// only rembg has.
+    init?(lift option: CutoutOption) {
+        guard let name = option.name else { return nil }
+        self.init(name, short: option.short, value: option.valueName, help: option.help)
     }
-
-    /// Whether the flag `option` was given.
-    public func flag(_ option: String) -> Bool { flags.contains(option) }
-
-    /// Whether `option` (flag or value option) was given at all.
-    public func has(_ option: String) -> Bool { flags.contains(option) || values[option] != nil }
 }
 
 /// A small POSIX/GNU-style argument parser.

@@ -1,7 +1,7 @@
 import Foundation
 
 extension CommandEnvironment {
-    /// The real process: standard streams, the local file system, and `CutoutPipeline`.
+    /// The real process: standard streams, the local file system, and `JobProcessor`.
     public static var process: CommandEnvironment {
         CommandEnvironment(
             writeStandardOutput: { bytes in try StandardStream.write(bytes, to: STDOUT_FILENO) },
@@ -13,7 +13,7 @@ extension CommandEnvironment {
             terminalWidth: terminalColumns(),
             fileSystem: LocalFileSystem(),
             makeProcessor: { options, environment in
-                try CutoutPipeline(options: options, writeStandardOutput: environment.writeStandardOutput).process
+                try JobProcessor(options: options, writeStandardOutput: environment.writeStandardOutput).process
             })
     }
 

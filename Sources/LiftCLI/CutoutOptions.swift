@@ -1,4 +1,5 @@
 import Lift
+import LiftPipeline
 
 /// Everything the cut-out action (`lift INPUT... [options]`) was asked to do, validated.
 public struct CutoutOptions: Sendable, Equatable {
@@ -23,22 +24,9 @@ public struct CutoutOptions: Sendable, Equatable {
     public var force = false
     /// Leave inputs whose outputs all exist alone, so an interrupted batch can be resumed.
     public var skipExisting = false
-    /// The model; `nil` picks `subject` when its weights exist, else `person`.
-    public var model: ModelName?
-    /// Input resolution and edge refinement.
-    public var quality: Quality = .balanced
-    /// What replaces the background.
-    public var background: Background = .transparent
-    /// Crop to the chosen subjects, when set.
-    public var crop: CropOption?
-    /// Cap on the longest side of the written image, in pixels.
-    public var maxSize: Int?
-    /// Which subjects to keep.
-    public var instances: InstanceSelection = .all
-    /// Where the subjects come from: the mask's connected components or the model's instance heads.
-    public var instancesBy: InstanceSource = .components
-    /// Keep only the subject under this point (pixels of the input photo, x right, y down), when set.
-    public var point: PixelPoint?
+    /// What each photo's cut-out is: model, subjects, background, framing, formats. Its outputs
+    /// name the main image only; each job adds its mask and labels (`ImageJob`).
+    public var request = CutoutRequest()
     /// Write each kept subject to its own cut-out (and mask) file, numbered as in `--instances`.
     public var eachSubject = false
     /// Where to also write the grey mask (a file for one input, else a directory).
@@ -47,15 +35,6 @@ public struct CutoutOptions: Sendable, Equatable {
     public var labelsOutput: String?
     /// Where to write the JSON report, when set.
     public var jsonReport: OutputTarget?
-    /// Probability (0…1) from which a pixel belongs to a subject; `nil` keeps the default (0.5).
-    public var threshold: Float?
-    /// Skip edge refinement whatever the quality.
-    public var noRefine = false
-    /// Give partly transparent edge pixels their estimated foreground colour (`--decontaminate on|off`);
-    /// opaque pixels keep the photo's colour either way.
-    public var decontaminate = true
-    /// How the cut-out PNG is compressed: a zlib level, 0 (stored) … 9 (smallest), or the fast compressor.
-    public var pngLevel = ImageFiles.defaultPNGCompression
     /// Worker threads for the model and mask stages; `nil` uses every core.
     public var threads: Int?
     /// Print nothing but errors.
@@ -76,28 +55,4 @@ public enum OutputTarget: Sendable, Equatable {
 
     /// `-` becomes standard output, anything else a path.
     public init(argument: String) { self = argument == "-" ? .standardOutput : .path(argument) }
-}
-
-/// Crop to the chosen subjects' extent, as given by `--crop`, `--margin` and `--square`.
-public struct CropOption: Sendable, Equatable {
-    /// Space kept around the subjects.
-    public var margin: Margin = .pixels(0)
-    /// Extend the crop to a square centred on the subjects.
-    public var square = false
-
-    /// A crop with the given margin and shape.
-    public init(margin: Margin = .pixels(0), square: Bool = false) {
-        self.margin = margin
-        self.square = square
-    }
-}
-
-/// Which subjects to keep, as given by `--instances`.
-public enum InstanceSelection: Sendable, Equatable {
-    /// Every subject found.
-    case all
-    /// Only the subject with the largest area.
-    case largest
-    /// The subjects with these 1-based numbers (subjects are numbered by decreasing area).
-    case numbers([Int])
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Lift
+import LiftPipeline
 
 /// What happened to one image, as written by `--json` and summarised in the log line.
 public struct ImageReport: Sendable, Equatable, Codable {
@@ -34,6 +35,11 @@ public struct ImageReport: Sendable, Equatable, Codable {
             self.area = area
             self.score = score
             self.kept = kept
+        }
+
+        /// The entry of the subject `record` describes.
+        public init(_ record: SubjectRecord, kept: Bool) {
+            self.init(number: record.number, bbox: record.bbox, area: record.area, score: record.score, kept: kept)
         }
     }
 

@@ -1,4 +1,5 @@
 import Lift
+import LiftPipeline
 
 /// `--files-from FILE|-`: a list of input paths, one per line (a trailing `\r` dropped) or, with
 /// `--null`, NUL-terminated (as `find -print0` writes), appended to the inputs named on the command

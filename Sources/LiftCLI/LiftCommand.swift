@@ -1,150 +1,40 @@
-import Foundation
-import Lift
-
-/// The process around the cut-out action: where text and bytes go, and how images are processed.
-/// The real one talks to the terminal and runs the model; tests can substitute any part.
-public struct CommandEnvironment {
-    /// Writes bytes to standard output; throws when they cannot all be written (`StandardStream.WriteError`).
-    public var writeStandardOutput: ([UInt8]) throws -> Void
-    /// Writes text to standard error.
-    public var writeStandardError: (String) -> Void
-    /// Whether standard input is a terminal (reading an image from it is refused).
-    public var standardInputIsTerminal: Bool
-    /// Whether standard output is a terminal (binary output there is refused).
-    public var standardOutputIsTerminal: Bool
-    /// Whether standard error is a terminal (a progress bar is drawn there for batches).
-    public var standardErrorIsTerminal: Bool
-    /// Terminal width in columns, for the progress bar.
-    public var terminalWidth: Int
-    /// The file system used for planning.
-    public var fileSystem: any FileSystemView
-    /// Builds the per-image processing function once per run (this is where weights are loaded).
-    public var makeProcessor: (CutoutOptions, CommandEnvironment) throws -> (ImageJob) throws -> ImageReport
-
-    /// An environment from its parts.
-    public init(writeStandardOutput: @escaping ([UInt8]) throws -> Void, writeStandardError: @escaping (String) -> Void,
-                standardInputIsTerminal: Bool, standardOutputIsTerminal: Bool, standardErrorIsTerminal: Bool, terminalWidth: Int,
-                fileSystem: any FileSystemView,
-                makeProcessor: @escaping (CutoutOptions, CommandEnvironment) throws -> (ImageJob) throws -> ImageReport) {
-        self.writeStandardOutput = writeStandardOutput
-        self.writeStandardError = writeStandardError
-        self.standardInputIsTerminal = standardInputIsTerminal
-        self.standardOutputIsTerminal = standardOutputIsTerminal
-        self.standardErrorIsTerminal = standardErrorIsTerminal
-        self.terminalWidth = terminalWidth
-        self.fileSystem = fileSystem
-        self.makeProcessor = makeProcessor
-    }
+/// One `lift` command: the cut-out action (`lift INPUT...`) or a sub-command named by the first
+/// argument (`lift convert …`). Each runs from its arguments to an exit status in a
+/// `CommandEnvironment`, so tests run it in process.
+public protocol Subcommand {
+    /// The first argument that selects it (`convert`); empty for the cut-out action, the default.
+    static var name: String { get }
+    /// Whether it takes SIGINT, SIGTERM and SIGHUP itself (`serve` drains); for the others the
+    /// process removes the temporary files being written and ends by the signal (`SignalCleanup`).
+    static var handlesSignals: Bool { get }
+    /// Runs with `arguments` (after the sub-command's name) and returns the exit status: 0 done,
+    /// 1 failed, 2 usage error.
+    static func run(_ arguments: [String], environment: CommandEnvironment) -> Int32
 }
 
-/// The `lift` cut-out action from arguments to exit status: parse, plan, load the model once, run the
-/// batch, write the JSON report. Usage errors exit 2, failed inputs 1, success 0.
+extension Subcommand {
+    public static var handlesSignals: Bool { false }
+}
+
+/// The `lift` executable's dispatcher: which command a command line runs.
 public enum LiftCommand {
-    /// Runs the cut-out action with `arguments` (without the program name) and returns the exit status.
+    /// The sub-commands, selected by their name as the first argument.
+    public static var subcommands: [any Subcommand.Type] {
+        [ServeCommand.self, ConvertCommand.self, InfoCommand.self, ImportCommand.self, RembgFileCommand.self, RembgFolderCommand.self, RembgStreamCommand.self]
+    }
+
+    /// The command `arguments` (without the program name) select, and the arguments it takes: a
+    /// sub-command's name is consumed; anything else is the cut-out action's.
+    public static func command(for arguments: [String]) -> (command: any Subcommand.Type, arguments: [String]) {
+        guard let first = arguments.first, let command = subcommands.first(where: { $0.name == first }) else {
+            return (CutoutAction.self, arguments)
+        }
+        return (command, Array(arguments.dropFirst()))
+    }
+
+    /// Runs the command `arguments` select and returns its exit status.
     public static func run(_ arguments: [String], environment: CommandEnvironment) -> Int32 {
-        let options: CutoutOptions
-        let entries: [PlanEntry]
-        do throws(UsageError) {
-            switch try CutoutCommand.parse(arguments) {
-            case .help:
-                return HelpText.emit(HelpText.full, write: environment.writeStandardOutput, report: environment.writeStandardError)
-            case .version:
-                return HelpText.emit("lift \(LiftVersion.string)\n", write: environment.writeStandardOutput,
-                                     report: environment.writeStandardError)
-            case .run(let parsed):
-                options = try InputList.adding(to: parsed)
-            }
-            if let model = options.model { try checkModelExists(model) }
-            entries = try OutputPlanner(fileSystem: environment.fileSystem).plan(options)
-            let jobs = entries.compactMap { if case .process(let job) = $0 { job } else { nil } }
-            if environment.standardOutputIsTerminal, jobs.contains(where: { $0.output == .standardOutput }) {
-                throw UsageError.invalidOutput("refusing to write a PNG to the terminal; redirect standard output or use -o PATH")
-            }
-            if environment.standardInputIsTerminal, jobs.contains(where: { $0.input == .standardInput }) {
-                throw UsageError.invalidOutput("'-' reads an image from standard input, which is the terminal; pipe a file in")
-            }
-        } catch {
-            environment.writeStandardError("lift: \(TerminalText.escaped(error.description))\n\(HelpText.hint)\n")
-            return 2
-        }
-
-        removeStaleTemporaryFiles(for: entries, report: options.jsonReport, quiet: options.quiet, environment: environment)
-        var process: (ImageJob) throws -> ImageReport = { _ in preconditionFailure("no job was planned") }
-        if entries.contains(where: { if case .process = $0 { true } else { false } }) {
-            do {
-                process = try environment.makeProcessor(options, environment)
-            } catch {
-                environment.writeStandardError("lift: \(TerminalText.escaped("\(error)"))\n")
-                return 1
-            }
-            if !options.quiet, let note = SubjectLifter.slowBuildNote { environment.writeStandardError("lift: note: \(note)\n") }
-        }
-        var reporter: any BatchReporter
-        if !options.quiet, environment.standardErrorIsTerminal, entries.count > 1 {
-            reporter = ProgressBarReporter(width: environment.terminalWidth, write: environment.writeStandardError)
-        } else {
-            reporter = LogLineReporter(quiet: options.quiet, write: environment.writeStandardError)
-        }
-        let lines = options.jsonLines ? JSONLinesReporter(inner: reporter, write: environment.writeStandardOutput) : nil
-        if let lines { reporter = lines }
-        let (summary, reports) = BatchRunner(reporter: reporter, keepReports: options.jsonReport != nil).run(entries, process: process)
-        var exitCode = summary.exitCode
-        if let error = lines?.writeError {
-            environment.writeStandardError("lift: --json-lines: \(error)\n")
-            exitCode = 1
-        }
-        guard let target = options.jsonReport else { return exitCode }
-        do {
-            let document = try BatchReport(images: reports, summary: summary).encoded()
-            switch target {
-            case .standardOutput: try environment.writeStandardOutput(document)
-            case .path(let path): try ImageFiles.write(document, to: path, overwrite: true)
-            }
-        } catch {
-            environment.writeStandardError("lift: cannot write the JSON report: \(TerminalText.escaped("\(error)"))\n")
-            return 1
-        }
-        return exitCode
-    }
-
-    /// Refuses, as a usage error, a `--model` that names no shipped model and no file: a model file
-    /// that does not exist, or a rembg model name without its `NAME.onnx` in rembg's directory.
-    package static func checkModelExists(_ model: ModelName) throws(UsageError) {
-        guard !model.isShipped else { return }
-        let expected = ModelName.allCases.map(\.rawValue).joined(separator: ", ")
-        do {
-            let url = try ModelCatalog.url(for: model)
-            var status = stat()
-            guard stat(url.path, &status) == 0 else {
-                throw UsageError.invalidValue(option: "--model", value: url.path, expected: expected + ", or a model file that exists")
-            }
-        } catch let error as UsageError {
-            throw error
-        } catch {
-            throw .invalidValue(option: "--model", value: model.rawValue,
-                                expected: expected + ", or a rembg model; there is no " + ModelCatalog.rembgDirectory().appendingPathComponent(model.fileName).path
-                                    + " (rembg's model directory, U2NET_HOME; Lift never downloads models)")
-        }
-    }
-
-    /// Removes the temporary files that a killed run left in the directories this run writes to
-    /// (`AtomicFile.removeStaleTemporaryFiles`), each directory once, and says so unless `quiet`.
-    static func removeStaleTemporaryFiles(for entries: [PlanEntry], report: OutputTarget?, quiet: Bool,
-                                          environment: CommandEnvironment) {
-        var paths: [String] = []
-        for entry in entries {
-            switch entry {
-            case .process(let job): paths += job.writtenPaths
-            case .skip(_, let output): paths.append(output)
-            case .duplicate, .fail: break
-            }
-        }
-        if case .path(let path) = report { paths.append(path) }
-        var seen: Set<String> = []
-        for directory in paths.map(PathText.directory(of:)) where seen.insert(directory).inserted {
-            for removed in AtomicFile.removeStaleTemporaryFiles(in: directory) where !quiet {
-                environment.writeStandardError("lift: removed \(TerminalText.escaped(removed)), a temporary file left by an interrupted run\n")
-            }
-        }
+        let (command, rest) = command(for: arguments)
+        return command.run(rest, environment: environment)
     }
 }

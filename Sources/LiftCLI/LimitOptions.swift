@@ -1,4 +1,5 @@
 import Lift
+import LiftPipeline
 
 /// `--max-pixels N` and `--max-memory SIZE`, which the cut-out action and `lift convert` share: the
 /// `DecodingLimits` a photo is checked against from its header, before its pixels are allocated.

@@ -1,124 +1,13 @@
 import Lift
-
-/// Where one image comes from.
-public enum InputSource: Sendable, Equatable {
-    /// A file path.
-    case file(String)
-    /// Standard input.
-    case standardInput
-
-    /// How the input is named in logs and reports.
-    public var displayName: String {
-        switch self {
-        case .file(let path): path
-        case .standardInput: "<stdin>"
-        }
-    }
-}
-
-/// One image to process and every file it produces.
-public struct ImageJob: Sendable, Equatable {
-    /// The photo.
-    public var input: InputSource
-    /// The cut-out's destination.
-    public var output: OutputTarget
-    /// The grey mask's path, when asked for.
-    public var mask: String?
-    /// The label map's path, when asked for.
-    public var labels: String?
-    /// `--each`: `output` and `mask` name the files of one subject each (`photo.cutout.png` stands for
-    /// `photo.1.cutout.png`, `photo.2.cutout.png`…; see `subjectPath`); `output` is then never standard output.
-    public var eachSubject: Bool
-
-    /// A job writing `output` (and optionally `mask` and `labels`) from `input`.
-    public init(input: InputSource, output: OutputTarget, mask: String? = nil, labels: String? = nil, eachSubject: Bool = false) {
-        self.input = input
-        self.output = output
-        self.mask = mask
-        self.labels = labels
-        self.eachSubject = eachSubject
-    }
-
-    /// The file paths this job writes; under `--each`, the cut-out and mask paths stand for their
-    /// numbered files.
-    public var writtenPaths: [String] {
-        var paths: [String] = []
-        if case .path(let path) = output { paths.append(path) }
-        if let mask { paths.append(mask) }
-        if let labels { paths.append(labels) }
-        return paths
-    }
-
-    /// Under `--each`, the file for subject `number` (1-based) of the cut-out or mask `path`:
-    /// `photo.cutout.png` → `photo.3.cutout.png`, `item.png` → `item.3.png`.
-    public static func subjectPath(_ path: String, number: Int) -> String {
-        SubjectFileNaming(path: path).path(for: number)
-    }
-
-    /// Whether `path`, one of `writtenPaths`, stands for numbered per-subject files.
-    func isPerSubject(_ path: String) -> Bool { eachSubject && path != labels }
-}
-
-/// Why an input will not be processed, found while planning; the batch reports it and goes on.
-public enum PlanFailure: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The input path does not exist.
-    case inputNotFound
-    /// The name reached Lift with bytes that are not UTF-8 (shown as �), so it cannot be opened.
-    case nameNotUTF8
-    /// A directory input held no image files.
-    case noImagesInDirectory
-    /// A directory could not be listed.
-    case unreadableDirectory(reason: String)
-    /// An output path is one of the inputs.
-    case wouldOverwriteInput(output: String)
-    /// An output exists and neither `--force` nor `--skip-existing` was given.
-    case outputExists(String)
-    /// Two inputs would write the same output.
-    case outputCollision(output: String, otherInput: String)
-    /// The input is a named pipe, a device or a socket (`kind` says which), which Lift does not read.
-    case notRegularFile(kind: String)
-    /// An input from the `--files-from` list (`origin`: "line 3 of list.txt") does not exist.
-    case listedInputNotFound(origin: String)
-
-    /// The failure for a path that names nothing: a name that was not UTF-8, or simply missing.
-    static func missing(_ path: String) -> PlanFailure {
-        ImageFiles.hasUndecodableName(path) ? .nameNotUTF8 : .inputNotFound
-    }
-
-    public var description: String {
-        switch self {
-        case .inputNotFound: "no such file or directory"
-        case .nameNotUTF8: "cannot open: \(ImageFiles.notUTF8Reason)"
-        case .noImagesInDirectory: "no PNG or JPEG files in this directory (use -r to descend into sub-directories)"
-        case .unreadableDirectory(let reason): "cannot list directory: \(reason)"
-        case .wouldOverwriteInput(let output): "refusing to write \(output): it is an input"
-        case .outputExists(let output): "\(output) exists (use --force to overwrite, or --skip-existing)"
-        case .outputCollision(let output, let other): "\(output) would also be written for \(other); rename one of them or use separate runs"
-        case .notRegularFile(let kind): "cannot read: \(ImageIO.notRegularReason(kind))"
-        case .listedInputNotFound(let origin): "no such file or directory (\(origin))"
-        }
-    }
-}
-
-/// One line of the plan: process an image, skip it, or report why it cannot be processed.
-public enum PlanEntry: Sendable, Equatable {
-    /// Process this job.
-    case process(ImageJob)
-    /// Leave this input alone because its outputs exist (`--skip-existing`).
-    case skip(InputSource, output: String)
-    /// Leave this input alone because an earlier input (named here) is the same file.
-    case duplicate(String, of: String)
-    /// Report this failure for the named input (a path or `<stdin>`).
-    case fail(String, PlanFailure)
-}
+import LiftPipeline
 
 /// Turns the inputs and output options into a list of jobs, checking the file system for
 /// directories, existing outputs and inputs that would be overwritten.
 public struct OutputPlanner: Sendable {
     /// File extensions picked up from directory inputs (explicit file inputs may have any name).
-    public static let imageExtensions: Set<String> = ["png", "jpg", "jpeg"]
+    public static let imageExtensions: Set<String> = ["png", "jpg", "jpeg", "webp", "gif"]
     /// Suffixes of files Lift writes; directory scans skip them so a second run does not cut out cut-outs.
-    public static let outputSuffixes = [".cutout.png", ".mask.png", ".labels.png"]
+    public static let outputSuffixes = [".cutout.png", ".cutout.webp", ".cutout.jpg", ".mask.png", ".mask.webp", ".mask.jpg", ".labels.png"]
 
     private let fileSystem: any FileSystemView
 
@@ -172,7 +61,12 @@ public struct OutputPlanner: Sendable {
                 do {
                     let found = try scan(directory: input, subdirectory: "", recursive: options.recursive,
                                          scanned: &scannedDirectories)
-                    if found.isEmpty { pending.append(.settled(.fail(input, .noImagesInDirectory))) }
+                    if found.isEmpty {
+                        let outputs = (try? fileSystem.contentsOfDirectory(input))?.count { name in
+                            Self.outputSuffixes.contains { name.lowercased().hasSuffix($0) }
+                        } ?? 0
+                        pending.append(.settled(.fail(input, outputs > 0 ? .onlyLiftOutputs(count: outputs) : .noImagesInDirectory)))
+                    }
                     for item in found {
                         switch item {
                         case .success(let image):
@@ -218,8 +112,9 @@ public struct OutputPlanner: Sendable {
             }
             let job = ImageJob(
                 input: image.source,
-                output: outputLayout.target(for: image, suffix: ".cutout.png"),
-                mask: maskLayout.map { $0.path(for: image, suffix: ".mask.png") },
+                output: outputLayout.target(for: image, suffix: (options.request.outputs.image == .mask ? ".mask." : ".cutout.")
+                                                  + options.request.outputs.format.fileExtension),
+                mask: maskLayout.map { $0.path(for: image, suffix: ".mask." + options.request.outputs.maskFormat.fileExtension) },
                 labels: labelsLayout.map { $0.path(for: image, suffix: ".labels.png") },
                 eachSubject: options.eachSubject)
             let name = image.source.displayName
@@ -305,6 +200,7 @@ public struct OutputPlanner: Sendable {
         if case .path(let path) = job.output { outputs.append(("-o", path)) }
         if let mask = job.mask { outputs.append(("--mask", mask)) }
         if let labels = job.labels { outputs.append(("--labels", labels)) }
+        outputs.removeAll { ImageJob.discards($0.path) }  // several outputs may all be discarded
         for (index, second) in outputs.enumerated() {
             for first in outputs[..<index] {
                 let (a, b) = (fileSystem.canonicalPath(first.path), fileSystem.canonicalPath(second.path))
@@ -453,6 +349,7 @@ public struct OutputPlanner: Sendable {
         let several = imageCount > 1 || anyDirectory
         switch fileSystem.kind(of: path) {
         case .directory: return .directory(path)
+        case .special where ImageJob.discards(path) && !several: return .file(path)
         case .special(let what): throw .invalidOutput("\(flag) \(path) is \(what); give a file or directory name")
         case .file where several:
             throw .invalidOutput("\(flag) \(path) is a file, but the inputs hold \(imageCount) images; give a directory")
@@ -462,10 +359,13 @@ public struct OutputPlanner: Sendable {
                                  + "give a directory (a name without an image extension, or ending in /)")
         case .file, .missing:
             if path.hasSuffix("/") || several { return .directory(path) }
-            // PNG bytes under `photo.jpg` would mislead every program that trusts the name (as `lift convert` refuses too).
+            // PNG bytes under `photo.gif` would mislead every program that trusts the name (as `lift convert` refuses too).
             let fileExtension = PathText.fileExtension(of: path)
-            if !fileExtension.isEmpty, fileExtension != "png" {
-                throw .invalidOutput("\(flag) \(path): lift writes PNG only (a cut-out keeps its transparency); name the output .png")
+            if flag == "--labels", !fileExtension.isEmpty, fileExtension.lowercased() != "png" {
+                throw .invalidOutput("\(flag) \(path): the label map is a PNG (its values are subject numbers, which a lossy format would change); name it .png")
+            }
+            if !fileExtension.isEmpty, OutputFormat(fileExtension: fileExtension) == nil {
+                throw .invalidOutput("\(flag) \(path): lift writes PNG, WebP or JPEG; name the output .png, .webp or .jpg")
             }
             return .file(path)
         }

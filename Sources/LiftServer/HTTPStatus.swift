@@ -13,6 +13,7 @@ public struct HTTPStatus: Sendable, Hashable, CustomStringConvertible {
     public static let forbidden = HTTPStatus(403)
     public static let notFound = HTTPStatus(404)
     public static let methodNotAllowed = HTTPStatus(405)
+    public static let notAcceptable = HTTPStatus(406)
     public static let requestTimeout = HTTPStatus(408)
     public static let lengthRequired = HTTPStatus(411)
     public static let contentTooLarge = HTTPStatus(413)
@@ -37,6 +38,7 @@ public struct HTTPStatus: Sendable, Hashable, CustomStringConvertible {
         case 403: "Forbidden"
         case 404: "Not Found"
         case 405: "Method Not Allowed"
+        case 406: "Not Acceptable"
         case 408: "Request Timeout"
         case 411: "Length Required"
         case 413: "Content Too Large"

@@ -1,6 +1,6 @@
 import Foundation
 import Lift
-import LiftCLI
+import LiftPipeline
 import Synchronization
 
 /// `lift serve`'s routes over an `HTTPServer`: the API (`/api/remove`, `/api/mask`, `/api/analyze`),
@@ -78,9 +78,9 @@ public final class LiftService: HTTPService {
                 let text = metrics.text(queueDepth: load.waiting, inFlight: load.running, connections: server.withLock { $0?.openConnections ?? 0 },
                                         workers: scheduler.workers, queueCapacity: scheduler.queueCapacity)
                 return HTTPResponse(.ok, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")], body: Array(text.utf8))
-            case (_, "/api/remove"): return try process(head, body: body, product: .cutout)
-            case (_, "/api/mask"): return try process(head, body: body, product: .mask)
-            case (_, "/api/analyze"): return try process(head, body: body, product: .analysis)
+            case (_, "/api/remove"): return try process(head, body: body, image: .cutout)
+            case (_, "/api/mask"): return try process(head, body: body, image: .mask)
+            case (_, "/api/analyze"): return try process(head, body: body, image: nil)
             default: throw HTTPError(.notFound, "there is nothing at \(head.path)", closesConnection: false)
             }
         } catch {
@@ -106,8 +106,9 @@ public final class LiftService: HTTPService {
         return respond(to: head, body: [])
     }
 
-    /// Runs one photo through the queue and the pipeline.
-    private func process(_ head: HTTPRequestHead, body: [UInt8], product: CutoutService.Product) throws(HTTPError) -> HTTPResponse {
+    /// Runs one photo through the queue and the pipeline; `image` is what the route answers with
+    /// (`nil`: the analysis as JSON).
+    private func process(_ head: HTTPRequestHead, body: [UInt8], image: CutoutOutputs.Image?) throws(HTTPError) -> HTTPResponse {
         var fields = head.query
         var photo = body
         var name = "the photo"
@@ -126,13 +127,37 @@ public final class LiftService: HTTPService {
             photo = Array(file.data)
             if let filename = file.filename, !filename.isEmpty { name = filename }
         }
-        var options = try RequestOptions(fields: fields, serverModel: configuration.model, serverQuality: configuration.quality)
-        if options.onlyMask, product == .cutout { return try process(photo: photo, name: name, options: options, product: .mask) }
-        options.onlyMask = false
-        return try process(photo: photo, name: name, options: options, product: product)
+        let options = try RequestOptions(fields: fields, serverModel: configuration.model, serverQuality: configuration.quality)
+        var request = options.request
+        // `/api/remove` answers as the request says (the cut-out, or the mask for `only-mask`/`om`).
+        if image != .cutout { request.outputs.image = image }
+        if request.outputs.image != nil {
+            if !options.formatGiven, let accept = head.headers["Accept"] { request.outputs.format = try Self.format(accepting: accept, for: request) }
+            do throws(UsageError) {
+                try request.checkFormats(spelled: { $0.name ?? $0.key }, backgroundExample: "background=white")
+            } catch {
+                throw HTTPError(.badRequest, error.description, closesConnection: false)
+            }
+        }
+        return try process(photo: photo, name: name, request: request)
     }
 
-    private func process(photo: [UInt8], name: String, options: RequestOptions, product: CutoutService.Product) throws(HTTPError) -> HTTPResponse {
+    /// The format an `Accept` header asks for: the acceptable one with the highest weight, PNG first
+    /// among equals (so `*/*` and `image/*` keep PNG), then WebP, then JPEG, which a transparent
+    /// cut-out cannot be.
+    /// - Throws: 406 when no format Lift writes is acceptable.
+    private static func format(accepting accept: String, for request: CutoutRequest) throws(HTTPError) -> OutputFormat {
+        let transparent = request.outputs.image == .cutout && !request.background.isOpaque
+        let candidates = OutputFormat.allCases.filter { !(transparent && $0 == .jpeg) }
+        guard let format = AcceptHeader(accept).best(of: candidates) else {
+            throw HTTPError(.notAcceptable, "Accept: \(accept) allows none of " + candidates.map(\.mediaType).joined(separator: ", ")
+                            + (transparent ? " (a transparent cut-out cannot be a JPEG: send background=white, or another opaque background)" : "")
+                            + "; or name the format with format=png|webp|jpeg", closesConnection: false)
+        }
+        return format
+    }
+
+    private func process(photo: [UInt8], name: String, request: CutoutRequest) throws(HTTPError) -> HTTPResponse {
         guard !photo.isEmpty else {
             throw HTTPError(.badRequest, "the request has no photo; send its bytes as the body or as the form field 'file'", closesConnection: false)
         }
@@ -146,7 +171,7 @@ public final class LiftService: HTTPService {
         defer { memory.release() }
         let result: Result<HTTPResponse, HTTPError>? = scheduler.run {
             do throws(HTTPError) {
-                return .success(try cutouts.process(photo: photo, name: name, options: options, product: product))
+                return .success(try cutouts.process(photo: photo, name: name, request: request))
             } catch {
                 return .failure(error)
             }

@@ -167,7 +167,7 @@ struct CutoutTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path) == ["person.png"])
         let garbage = try LiftBinary.run(["-"], in: scratch.url, input: Array("not an image".utf8))
         #expect(garbage.status == 1)
-        #expect(garbage.standardError.hasPrefix("lift: <stdin>: not a PNG or JPEG image"))
+        #expect(garbage.standardError.hasPrefix("lift: <stdin>: not a PNG, JPEG, WebP or GIF image"))
         #expect(garbage.standardOutput.isEmpty)
     }
 
@@ -223,7 +223,7 @@ struct CutoutTests {
         // Numbers beyond Int's range fail the image with a sentence, not a trap.
         let far = try LiftBinary.run(["person.png", "-o", "far.png", "--at", "1e19,5"], in: scratch.url)
         #expect(far.status == 1)
-        #expect(far.standardError.contains("lift: person.png: no subject at 1e+19,5"), "\(far.standardError)")
+        #expect(far.standardError.contains("lift: person.png: 1e+19,5 is outside the photo, which is 256x256 pixels"), "\(far.standardError)")
         let wide = try LiftBinary.run(["person.png", "-o", "wide.png", "--crop", "--margin", "1e30%"], in: scratch.url)
         #expect(wide.status == 1)
         #expect(wide.standardError.contains("output canvas"), "\(wide.standardError)")

@@ -34,7 +34,7 @@ struct HardeningTests {
         // An endless stream that is not an image is refused after its first read, not after 1 GiB.
         let endless = try LiftBinary.run(["-"], standardInputPath: "/dev/zero", standardOutputPath: "/dev/null", timeout: 60)
         #expect(endless.status == 1)
-        #expect(endless.standardError.contains("<stdin>: not a PNG or JPEG image"), "\(endless.standardError)")
+        #expect(endless.standardError.contains("<stdin>: not a PNG, JPEG, WebP or GIF image"), "\(endless.standardError)")
         let info = try LiftBinary.run(["info", "-"], standardInputPath: "/dev/zero", timeout: 60)
         #expect(info.status == 1)
     }
@@ -215,24 +215,33 @@ struct HardeningTests {
         #expect(run.status == 2)
         #expect(run.standardError.contains("-o single.png names an image file, but the inputs hold 2 images"))
         #expect(!scratch.exists("single.png"))
-        // A device is no output file either (renaming over /dev/null would replace it); '-o -' is the way.
-        let device = try LiftBinary.run(["a.png", "-o", "/dev/null"], in: scratch.url)
-        #expect(device.status == 2 && device.standardError.contains("-o /dev/null is a character device"))
+        // A device is no output file either (renaming over it would replace it), except /dev/null,
+        // which discards the image without anything being written.
+        let device = try LiftBinary.run(["a.png", "-o", "/dev/zero"], in: scratch.url)
+        #expect(device.status == 2 && device.standardError.contains("-o /dev/zero is a character device"))
+        let discarded = try LiftBinary.run(["a.png", "-o", "/dev/null", "--mask", "/dev/null", "-m", "person"], in: scratch.url)
+        #expect(discarded.status == 0 && discarded.standardError.contains("-> /dev/null"), "\(discarded.standardError)")
+        var status = stat()
+        #expect(stat("/dev/null", &status) == 0 && (status.st_mode & S_IFMT) == S_IFCHR)
         #expect(try LiftBinary.run(["a.png", "b.png", "-o", "outs", "-m", "person", "-q"], in: scratch.url).status == 0)
     }
 
-    @Test func anOutputNamedForAnotherFormatIsRefusedNotWrittenAsPNG() throws {
+    @Test func anOutputNamedForAnotherFormatIsRefusedOrWrittenInThatFormat() throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         try scratch.write(try SamplePhotos.astronaut(), to: "a.png")
-        for arguments in [["-o", "white.jpg", "-b", "white"], ["--mask", "a.mask.JPEG"], ["--labels", "a.labels.webp"]] {
+        for (arguments, saying) in [(["-o", "white.gif", "-b", "white"], "lift writes PNG, WebP or JPEG"), (["--mask", "a.mask.bmp"], "lift writes PNG, WebP or JPEG"),
+                                    (["--labels", "a.labels.webp"], "the label map is a PNG")] {
             let run = try LiftBinary.run(["a.png", "-m", "person"] + arguments, in: scratch.url)
             #expect(run.status == 2)
-            #expect(run.standardError.contains("\(arguments[1]): lift writes PNG only"))
+            #expect(run.standardError.contains("\(arguments[1]): \(saying)"), "\(run.standardError)")
             #expect(!scratch.exists(arguments[1]) && !scratch.exists("a.cutout.png"))
         }
         #expect(try LiftBinary.run(["a.png", "-m", "person", "-o", "white.PNG", "-q"], in: scratch.url).status == 0)
         #expect(scratch.exists("white.PNG"))
+        #expect(try LiftBinary.run(["a.png", "-m", "person", "-o", "white.JPG", "-b", "white", "--mask", "a.mask.JPEG", "-q"], in: scratch.url).status == 0)
+        let cutout = try ImageIO.readFile(scratch.path("white.JPG")), mask = try ImageIO.readFile(scratch.path("a.mask.JPEG"))
+        #expect(ImageFormat.sniff(cutout) == .jpeg && ImageFormat.sniff(mask) == .jpeg)
     }
 
     // MARK: Label maps and masks are data

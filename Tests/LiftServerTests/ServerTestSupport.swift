@@ -43,16 +43,7 @@ final class LogLines: Sendable {
 /// Photos for the server tests, made from committed fixtures.
 enum ServerPhotos {
     /// Two astronauts side by side, 512×256, as PNG.
-    static func twoAstronauts() throws -> [UInt8] {
-        let one = try Fixtures.opaqueImage(rgb: "person/astronaut.rgb", width: 256, height: 256)
-        var pixels: [UInt8] = []
-        for row in 0..<one.height {
-            let line = one.pixels[row * one.width * 4 ..< (row + 1) * one.width * 4]
-            pixels += line
-            pixels += line
-        }
-        return try PNGEncoder.encode(RGBAImage(width: 2 * one.width, height: one.height, pixels: pixels))
-    }
+    static func twoAstronauts() throws -> [UInt8] { try PNGEncoder.encode(Fixtures.twoAstronauts()) }
 
     /// A flat grey 64×64 PNG: nothing to find.
     static func flatGrey() throws -> [UInt8] { try PNGEncoder.encode(RGBAImage(width: 64, height: 64, fill: (128, 128, 128, 255))) }

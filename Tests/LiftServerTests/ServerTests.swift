@@ -124,7 +124,7 @@ import TestSupport
             #expect(message.contains(saying), "\(message)", sourceLocation: sourceLocation)
         }
         try check("/api/remove?colour=red", status: 400, saying: "unknown option 'colour'")
-        try check("/api/remove?background=purple", status: 400, saying: "#RRGGBB")
+        try check("/api/remove?background=plaid", status: 400, saying: "#RRGGBB")
         try check("/api/remove?crop=maybe", status: 400, saying: "true or false")
         try check("/api/remove?at=1,2&instances=1", status: 400, saying: "cannot be used together")
         try check("/api/remove?model=/etc/passwd", status: 400, saying: "not offered here")
@@ -133,7 +133,7 @@ import TestSupport
         try check("/api/remove", body: [], status: 400, saying: "no photo")
         try check("/nothing", method: "GET", status: 404, saying: "nothing at /nothing")
         try check("/api/remove", method: "GET", status: 405, saying: "takes POST")
-        try check("/api/remove", body: Array("just text".utf8), status: 415, saying: "not a PNG or JPEG")
+        try check("/api/remove", body: Array("just text".utf8), status: 415, saying: "not a PNG, JPEG, WebP or GIF")
         try check("/api/remove", body: Array(photo.prefix(2000)), status: 422, saying: "cannot decode")
         try check("/api/remove?at=5,5", body: try ServerPhotos.flatGrey(), status: 422, saying: "no subject at 5,5")
         try check("/api/remove?crop=true", body: try ServerPhotos.flatGrey(), status: 422, saying: "nothing to crop")

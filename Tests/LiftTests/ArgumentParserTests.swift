@@ -1,4 +1,5 @@
 import LiftCLI
+import LiftPipeline
 import Testing
 
 /// A parser with one of each kind of option, independent of `lift`'s own table.

@@ -1,5 +1,6 @@
 import Lift
 import LiftCLI
+import LiftPipeline
 import Testing
 
 /// The options of a command line that must parse into a run.
@@ -14,10 +15,11 @@ private func options(_ arguments: [String]) throws -> CutoutOptions {
 @Test func defaultsForASingleInput() throws {
     let parsed = try options(["photo.jpg"])
     #expect(parsed == CutoutOptions(inputs: ["photo.jpg"]))
-    #expect(parsed.quality == .balanced)
-    #expect(parsed.background == .transparent)
-    #expect(parsed.instances == .all)
-    #expect(parsed.model == nil)
+    #expect(parsed.request == CutoutRequest())
+    #expect(parsed.request.quality == .balanced)
+    #expect(parsed.request.background == .transparent)
+    #expect(parsed.request.instances == .all)
+    #expect(parsed.request.model == nil)
 }
 
 @Test func helpAndVersionWinOverEverythingElse() throws {
@@ -38,18 +40,18 @@ private func options(_ arguments: [String]) throws -> CutoutOptions {
     expected.recursive = true
     expected.output = .path("out/")
     expected.skipExisting = true
-    expected.model = .person
-    expected.quality = .accurate
-    expected.background = .color(RGBAColor(r: 0x10, g: 0x20, b: 0x30, a: 0x40))
-    expected.crop = CropOption(margin: .percent(5), square: true)
-    expected.maxSize = 1024
-    expected.instances = .numbers([1, 3])
+    expected.request.model = .person
+    expected.request.quality = .accurate
+    expected.request.background = .color(RGBAColor(r: 0x10, g: 0x20, b: 0x30, a: 0x40))
+    expected.request.crop = CropOption(margin: .percent(5), square: true)
+    expected.request.maxSize = 1024
+    expected.request.instances = .numbers([1, 3])
     expected.eachSubject = true
     expected.maskOutput = "m/"
     expected.labelsOutput = "l/"
     expected.jsonReport = .standardOutput
-    expected.threshold = 0.4
-    expected.noRefine = true
+    expected.request.threshold = 0.4
+    expected.request.refine = false
     expected.threads = 2
     expected.quiet = true
     #expect(parsed == expected)
@@ -63,15 +65,15 @@ private func options(_ arguments: [String]) throws -> CutoutOptions {
     ("dim", .dimmed(brightness: 0.35)),
 ])
 func backgrounds(text: String, expected: Background) throws {
-    #expect(try options(["a.jpg", "--background", text]).background == expected)
+    #expect(try options(["a.jpg", "--background", text]).request.background == expected)
 }
 
 @Test func marginsPointsAndInstances() throws {
-    #expect(try options(["a.jpg", "--crop", "--margin", "24"]).crop == CropOption(margin: .pixels(24)))
-    #expect(try options(["a.jpg", "--crop"]).crop == CropOption())
-    #expect(try options(["a.jpg", "--at", "120,80"]).point == PixelPoint(x: 120, y: 80))
-    #expect(try options(["a.jpg", "--instances", "largest"]).instances == .largest)
-    #expect(try options(["a.jpg", "--instances", "2, 2,1"]).instances == .numbers([2, 1]))
+    #expect(try options(["a.jpg", "--crop", "--margin", "24"]).request.crop == CropOption(margin: .pixels(24)))
+    #expect(try options(["a.jpg", "--crop"]).request.crop == CropOption())
+    #expect(try options(["a.jpg", "--at", "120,80"]).request.point == PixelPoint(x: 120, y: 80))
+    #expect(try options(["a.jpg", "--instances", "largest"]).request.instances == .largest)
+    #expect(try options(["a.jpg", "--instances", "2, 2,1"]).request.instances == .numbers([2, 1]))
 }
 
 @Test(arguments: [
@@ -90,7 +92,7 @@ func backgrounds(text: String, expected: Background) throws {
     (["-b", "blur:0", "a"], .invalidValue(option: "--background", value: "blur:0",
                                            expected: "blur, or blur:RADIUS with RADIUS a whole number of pixels from 1 to 10000")),
     (["-b", "plaid", "a"], .invalidValue(option: "--background", value: "plaid",
-                                          expected: "transparent, white, black, #RRGGBB, #RRGGBBAA, blur[:RADIUS] or dim[:LEVEL]")),
+                                          expected: "transparent, a colour name (\(CutoutOption.cssBasicColorNames)), #RRGGBB, #RRGGBBAA, blur[:RADIUS] or dim[:LEVEL]")),
     (["--instances", "0", "a"], .invalidValue(option: "--instances", value: "0", expected: "all, largest, or subject numbers from 1 such as 1,3")),
     (["--crop", "--margin", "-3", "a"], .invalidValue(option: "--margin", value: "-3", expected: "a number of pixels (24) or a percentage (10%)")),
     (["--crop", "--margin=ten%", "a"], .invalidValue(option: "--margin", value: "ten%", expected: "a number of pixels (24) or a percentage (10%)")),
@@ -114,7 +116,7 @@ func invalidCommandLines(arguments: [String], expected: UsageError) {
 }
 
 @Test func badBackgroundNamesTheAcceptedForms() {
-    #expect(throws: UsageError.self) { try CutoutCommand.parse(["a", "--background", "purple"]) }
+    #expect(throws: UsageError.self) { try CutoutCommand.parse(["a", "--background", "plaid"]) }
     #expect(throws: UsageError.self) { try CutoutCommand.parse(["a", "--background", "#12345"]) }
 }
 
@@ -123,4 +125,37 @@ func invalidCommandLines(arguments: [String], expected: UsageError) {
     #expect(listed.count == Set(listed).count)
     #expect(Set(listed) == Set(CutoutCommand.optionSpecs.map(\.long)))
     for name in listed { #expect(HelpText.full.contains("--\(name)")) }
+}
+
+@Test func theFormatComesFromTheOutputsExtensionOrFormat() throws {
+    #expect(try options(["a.jpg", "-o", "cut.WEBP"]).request.outputs.format == .webp)
+    #expect(try options(["a.jpg", "--format", "webp"]).request.outputs.format == .webp)
+    #expect(try options(["a.jpg", "-o", "c.jpeg", "-b", "white"]).request.outputs.format == .jpeg)
+    #expect(try options(["a.jpg", "-o", "c.jpg", "--format", "jpeg", "-b", "black", "--output-quality", "75"]).request.outputs.jpegQuality == 75)
+    let masked = try options(["a.jpg", "--mask", "m.jpg", "--output-quality", "60"]).request.outputs
+    #expect(masked.format == .png && masked.maskFormat == .jpeg && masked.jpegQuality == 60)
+    #expect(throws: UsageError.conflictingOptions("--output c.webp", "--format png", reason: "the file's extension says webp")) {
+        try CutoutCommand.parse(["a.jpg", "-o", "c.webp", "--format", "png"])
+    }
+    #expect(throws: UsageError.invalidValue(option: "--format", value: "gif", expected: OutputFormat.names)) {
+        try CutoutCommand.parse(["a.jpg", "--format", "gif"])
+    }
+    #expect(throws: UsageError.invalidValue(option: "--output-quality", value: "0", expected: "a whole number from 1 to 100")) {
+        try CutoutCommand.parse(["a.jpg", "--output-quality", "0"])
+    }
+}
+
+@Test func aTransparentJPEGIsAUsageErrorThatSaysToChooseABackground() throws {
+    for arguments in [["a.jpg", "-o", "c.jpg"], ["a.jpg", "--format", "jpeg", "-b", "#ffffff80"]] {
+        #expect {
+            try CutoutCommand.parse(arguments)
+        } throws: { error in
+            "\(error)".contains("a JPEG cannot be transparent: choose a background for the cut-out (-b white")
+        }
+    }
+    #expect {
+        try CutoutCommand.parse(["a.jpg", "-o", "c.png", "--output-quality", "80"])
+    } throws: { error in
+        "\(error)" == "'--output-quality' sets a JPEG's quality, but no JPEG is written (PNG and WebP are lossless)"
+    }
 }

@@ -35,7 +35,7 @@ import TestSupport
         _ = try ImageFiles.decode(Array("hello".utf8), name: "hello.png")
         Issue.record("text should not decode")
     } catch {
-        #expect(error.description == "hello.png: not a PNG or JPEG image")
+        #expect(error.description == "hello.png: not a PNG, JPEG, WebP or GIF image")
     }
     let png = try ImageFiles.encodePNG(RGBAImage(width: 4, height: 4, fill: (1, 2, 3, 255)))
     do {

@@ -84,9 +84,11 @@ private func environment(_ streams: Streams, files: [String], stdinIsTerminal: B
 
 @Test func jsonReportOnStandardOutput() throws {
     let streams = Streams()
-    #expect(LiftCommand.run(["a.png", "nope.png", "--json", "-", "-q"], environment: environment(streams, files: ["a.png"])) == 1)
+    // A missing second input named like no image Lift writes (one that is, `nope.png`, reads as a
+    // forgotten -o and is a usage error).
+    #expect(LiftCommand.run(["a.png", "nope.gif", "--json", "-", "-q"], environment: environment(streams, files: ["a.png"])) == 1)
     let report = try JSONDecoder().decode(BatchReport.self, from: Data(streams.output))
-    #expect(report.images.map(\.input) == ["a.png", "nope.png"])
+    #expect(report.images.map(\.input) == ["a.png", "nope.gif"])
     #expect(report.images.map(\.status) == [.ok, .failed])
     #expect(report.summary.failed == 1 && report.summary.succeeded == 1)
 }

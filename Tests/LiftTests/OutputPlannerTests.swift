@@ -1,5 +1,6 @@
 import Foundation
 import LiftCLI
+import LiftPipeline
 import Testing
 
 /// A file tree in memory: paths of files and of directories, relative to a fake working directory.
@@ -114,10 +115,39 @@ private func plan(_ arguments: [String], fileSystem: InMemoryFileSystem = tree) 
 @Test func inputsAreNeverOverwrittenEvenWithForce() throws {
     #expect(try plan(["b.png", "-o", "b.png", "--force"]) == [.fail("b.png", .wouldOverwriteInput(output: "b.png"))])
     #expect(try plan(["b.png", "--mask", "./b.png"]) == [.fail("b.png", .wouldOverwriteInput(output: "./b.png"))])
-    // A JPEG input named as the output is refused earlier still: Lift writes PNG only.
-    #expect(throws: UsageError.invalidOutput("-o a.jpg: lift writes PNG only (a cut-out keeps its transparency); name the output .png")) {
-        try plan(["a.jpg", "-o", "a.jpg", "--force"])
+    #expect(try plan(["a.jpg", "-o", "a.jpg", "--force", "-b", "white"]) == [.fail("a.jpg", .wouldOverwriteInput(output: "a.jpg"))])
+}
+
+@Test func theCutoutsFormatNamesItsFiles() throws {
+    #expect(try plan(["a.jpg", "shots/1.jpg", "--format", "webp"]) == [
+        .process(ImageJob(input: .file("a.jpg"), output: .path("a.cutout.webp"))),
+        .process(ImageJob(input: .file("shots/1.jpg"), output: .path("shots/1.cutout.webp"))),
+    ])
+    #expect(try plan(["a.jpg", "--format", "JPG", "-b", "white", "--mask", "m/"]) == [
+        .process(ImageJob(input: .file("a.jpg"), output: .path("a.cutout.jpg"), mask: "m/a.mask.png")),
+    ])
+    #expect(throws: UsageError.invalidOutput("-o a.gif: lift writes PNG, WebP or JPEG; name the output .png, .webp or .jpg")) {
+        try plan(["a.jpg", "-o", "a.gif"])
     }
+    #expect(throws: UsageError.invalidOutput(
+        "--labels l.webp: the label map is a PNG (its values are subject numbers, which a lossy format would change); name it .png")) {
+        try plan(["a.jpg", "--labels", "l.webp"])
+    }
+}
+
+@Test func aDirectoryOfLiftsOwnOutputsSaysWhyNothingWasTaken() throws {
+    let outputs = InMemoryFileSystem(files: ["done/a.cutout.png", "done/a.mask.png", "done/notes.txt"])
+    #expect(try plan(["done"], fileSystem: outputs) == [.fail("done", .onlyLiftOutputs(count: 2))])
+    #expect(PlanFailure.onlyLiftOutputs(count: 2).description.hasPrefix("the directory holds only Lift's own outputs (2 files"))
+    #expect(try plan(["empty"], fileSystem: InMemoryFileSystem(files: [], directories: ["empty"])) == [.fail("empty", .noImagesInDirectory)])
+}
+
+@Test func directoryScansTakeWebPAndGIFButNotLiftsOwnOutputs() throws {
+    let photos = InMemoryFileSystem(files: ["in/a.webp", "in/b.GIF", "in/c.cutout.webp", "in/d.mask.jpg", "in/e.txt"])
+    #expect(try plan(["in", "-o", "out/"], fileSystem: photos).count == 2)
+    #expect(try plan(["in", "-o", "out/"], fileSystem: photos).allSatisfy {
+        if case .process(let job) = $0 { job.input == .file("in/a.webp") || job.input == .file("in/b.GIF") } else { false }
+    })
 }
 
 @Test func existingOutputsFailSkipOrGetOverwritten() throws {

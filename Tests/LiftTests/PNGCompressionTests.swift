@@ -1,5 +1,6 @@
 import Lift
 import LiftCLI
+import LiftPipeline
 import Testing
 
 /// `--png-level` takes a zlib level or `fast`, and each reaches the encoder.
@@ -12,7 +13,7 @@ import Testing
         Issue.record("expected a run")
         return
     }
-    #expect(options.pngLevel == .fast)
+    #expect(options.request.outputs.pngCompression == .fast)
     #expect(throws: UsageError.self) { try CutoutCommand.parse(["a.jpg", "--png-level", "quick"]) }
 }
 

@@ -19,6 +19,19 @@ extension Fixtures {
         return opaqueImage(rgb: rgb, width: width, height: height)
     }
 
+    /// Two copies of the astronaut fixture side by side, 512×256 opaque RGBA: a photo with two
+    /// separate subjects.
+    public static func twoAstronauts() throws -> RGBAImage {
+        let one = try opaqueImage(rgb: "person/astronaut.rgb", width: 256, height: 256)
+        var pixels: [UInt8] = []
+        for row in 0..<one.height {
+            let line = one.pixels[row * one.width * 4 ..< (row + 1) * one.width * 4]
+            pixels += line
+            pixels += line
+        }
+        return RGBAImage(width: 2 * one.width, height: one.height, pixels: pixels)
+    }
+
     /// An opaque RGBA image from interleaved 8-bit RGB samples, `width * height * 3` of them.
     public static func opaqueImage(rgb: [UInt8], width: Int, height: Int) -> RGBAImage {
         precondition(rgb.count >= width * height * 3, "\(rgb.count) RGB samples are too few for \(width)x\(height)")

@@ -6,6 +6,7 @@
 //   SWIFT_BACKTRACE=enable=no .build/release/fuzz-cli CORPUS Tests/Fixtures/cli
 import Lift
 import LiftCLI
+import LiftPipeline
 
 /// A small file tree in memory under the working directory `/w`, so planning never touches the disk.
 private struct FixedTree: FileSystemView {

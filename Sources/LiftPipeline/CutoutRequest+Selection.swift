@@ -1,11 +1,15 @@
 import Lift
 
-extension CutoutOptions {
-    /// The subjects `--at` or `--instances` choose from `analysis`, largest first for `all`.
-    /// - Throws: `CutoutError.noSubjectAt` or `.noSuchSubject`.
-    package func selectSubjects(from analysis: Analysis) throws(CutoutError) -> [Subject] {
+extension CutoutRequest {
+    /// The subjects `point` or `instances` choose from `analysis`, largest first for `all`.
+    /// - Throws: `CutoutError.pointOutsidePhoto`, `.noSubjectAt` or `.noSuchSubject`.
+    public func selectSubjects(from analysis: Analysis) throws(CutoutError) -> [Subject] {
         let subjects = analysis.subjects
         if let point {
+            let photo = analysis.photo
+            guard point.x < Double(photo.width), point.y < Double(photo.height) else {
+                throw .pointOutsidePhoto(x: point.x, y: point.y, width: photo.width, height: photo.height)
+            }
             guard let subject = analysis.subject(at: point) else {
                 throw .noSubjectAt(x: point.x, y: point.y, subjectCount: subjects.count)
             }
@@ -20,10 +24,5 @@ extension CutoutOptions {
                 return subjects[number - 1]
             }
         }
-    }
-
-    /// The framing `--crop`, `--margin`, `--square` and `--max-size` ask for.
-    package var outputLayout: OutputLayout {
-        OutputLayout(margin: crop?.margin ?? .pixels(0), square: crop?.square ?? false, maxLongSide: maxSize)
     }
 }

@@ -2,9 +2,9 @@ import Glibc
 
 /// Tunes glibc's heap for a process whose big allocations are photo planes and model weights, once,
 /// before anything else runs (measurements in `Benchmarks/RESULTS.md`, "One-shot `lift` runs").
-enum HeapTuning {
+public enum HeapTuning {
     /// Applies both tunings below.
-    static func apply() {
+    public static func apply() {
         keepBuffersInHeap()
         adviseHugePages(bytes: 256 << 20)
     }

@@ -8,13 +8,13 @@ import LiftServer
 /// temporary file of an output being written, then ends as the signal would have (`installCleanup`);
 /// `lift serve` drains (`ServeCommand`). A signal the shell already ignores (a background job's
 /// SIGINT) stays ignored.
-enum SignalCleanup {
+public enum SignalCleanup {
     /// The signals handled.
     static let signals = [SIGINT, SIGTERM, SIGHUP]
 
     /// Blocks `signals` in the calling thread; call first thing in `main`, before any other thread
     /// starts, so that every thread inherits the mask and the signals wait for `watch`'s thread.
-    static func block() {
+    public static func block() {
         var set = sigset_t()
         sigemptyset(&set)
         for number in signals { sigaddset(&set, number) }
@@ -39,7 +39,7 @@ enum SignalCleanup {
 
     /// Installs the cut-out action's handling: remove the temporary files being written, then end by
     /// the signal (`AtomicFile.removeTemporaryFiles(thenRaise:)`).
-    static func installCleanup() {
+    public static func installCleanup() {
         _ = watch { AtomicFile.removeTemporaryFiles(thenRaise: $0) }
     }
 

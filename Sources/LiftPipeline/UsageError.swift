@@ -1,5 +1,6 @@
-/// A mistake in how `lift` was called. The CLI prints the sentence, a pointer to `--help`, and
-/// exits with status 2 before touching any file.
+/// A mistake in how a cut-out was asked for: on the command line, where `lift` prints the sentence,
+/// a pointer to `--help`, and exits with status 2 before touching any file; or in an HTTP
+/// request's fields, answered 400 with the sentence. Options are named as the surface spells them.
 public enum UsageError: Error, Equatable, CustomStringConvertible {
     /// An option that does not exist, with the closest real one if there is a near match.
     case unknownOption(String, suggestion: String?)
