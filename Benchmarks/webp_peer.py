@@ -31,24 +31,9 @@ import time
 import numpy as np
 from PIL import Image
 
+from jpeg_peer import photo
+
 WORK = os.path.join(os.path.dirname(os.path.abspath(__file__)), ".work", "webp-bench")
-
-
-def photo(width, height, seed=0):
-    """Gradients, shapes, fine texture and sensor-like noise, so the file compresses like a photo."""
-    rng = np.random.default_rng(seed)
-    y, x = np.mgrid[0:height, 0:width].astype(np.float32)
-    r = 120 + 80 * np.sin(x / 410.0) + 40 * np.cos(y / 230.0)
-    g = 110 + 70 * np.cos((x + y) / 530.0)
-    b = 100 + 60 * np.sin(y / 170.0) * np.cos(x / 290.0)
-    for _ in range(40):
-        cx, cy, radius = rng.uniform(0, width), rng.uniform(0, height), rng.uniform(50, 600)
-        colour = rng.uniform(0, 255, 3)
-        disc = (x - cx) ** 2 + (y - cy) ** 2 < radius ** 2
-        r, g, b = (np.where(disc, 0.6 * c + 0.4 * channel, channel) for c, channel in zip(colour, (r, g, b)))
-    texture = 18 * np.sin(x / 3.1) * np.sin(y / 2.7)
-    rgb = np.stack([r, g, b], axis=-1) + texture[..., None] + rng.normal(0, 5, (height, width, 3))
-    return Image.fromarray(np.clip(rgb, 0, 255).astype(np.uint8), "RGB")
 
 
 def synthetic_cutout(width, height):
@@ -199,4 +184,5 @@ def main():
     encode_benchmark(args)
 
 
-main()
+if __name__ == "__main__":
+    main()
