@@ -60,7 +60,7 @@ private func benchDecode(_ file: String, runs: Int, threads: Int, dump: Bool) {
         let times = try measure(runs) {
             image = try WebPDecoder.decode(bytes, options: .init(applyOrientation: false, threads: threads)).image
         }
-        if dump { FileManager.default.createFile(atPath: file + ".lift.rgba", contents: Data(image.pixels)) }
+        if dump { try Data(image.pixels).write(to: URL(fileURLWithPath: file + ".lift.rgba")) }
         let megabytes = Double(image.pixelCount * 4) / 1e6
         print("{\"file\": \"\(file)\", \"op\": \"decode\", \"width\": \(image.width), \"height\": \(image.height), "
               + "\"cpu_best_s\": \(times.cpu[0]), \"cpu_median_s\": \(times.cpu[runs / 2]), \"wall_median_s\": \(times.wall[runs / 2]), "
@@ -86,9 +86,7 @@ private func benchEncode(_ file: String, runs: Int, effort: Int, output: String?
         let roundTrip = try WebPDecoder.decode(encoded, options: .init(applyOrientation: false)).image == expected
         let png = try ImageFiles.encodePNG(image, threads: 1)
         let name = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
-        if let output {
-            FileManager.default.createFile(atPath: output + "/" + name + ".lift.webp", contents: Data(encoded))
-        }
+        if let output { try Data(encoded).write(to: URL(fileURLWithPath: output + "/" + name + ".lift.webp")) }
         let megabytes = Double(image.pixelCount * 4) / 1e6
         print("{\"file\": \"\(file)\", \"op\": \"encode\", \"width\": \(image.width), \"height\": \(image.height), "
               + "\"bytes\": \(encoded.count), \"png_bytes\": \(png.count), \"round_trip\": \(roundTrip), \"effort\": \(effort), "
