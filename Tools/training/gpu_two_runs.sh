@@ -16,8 +16,8 @@ CODE=${CODE:-Tools}
 runs=Tools/.pack/runs
 mkdir -p "$runs"
 ls -la Tools/.pack/*/duts-tr.npz
-python3 -m pip install --quiet --no-deps --no-build-isolation --no-index --target /tmp/liftpy "$CODE" || exit 1
-export PYTHONPATH=/tmp/liftpy
+python3 -m pip install --quiet --no-deps --no-build-isolation --no-index --target Tools/.pack/liftpy "$CODE" || exit 1
+export PYTHONPATH="$PWD/Tools/.pack/liftpy"
 common="--pack Tools/.pack --init Weights/subject.safetensors --minutes $MIN --zoom-in-p 0.25 --paste-p 0.25 --encoder-lr-scale 0.3 --snapshots 0.5 0.75 1.0 --no-raw"
 PYTHONUNBUFFERED=1 python3 -m liftpy.training.train_subject_gpu $common --lr 2.5e-4 --seed 1 --out "$runs/A" > "$runs/A.log" 2>&1 &
 PYTHONUNBUFFERED=1 python3 -m liftpy.training.train_subject_gpu $common --lr 8e-4 --seed 2 --out "$runs/B" > "$runs/B.log" 2>&1 &
