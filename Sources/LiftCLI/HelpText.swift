@@ -13,7 +13,7 @@ public enum HelpText {
             "  lift info FILE                        print an image file's format, size and metadata",
             "  lift import MODEL.onnx -o M.safetensors  convert an ONNX model (rembg's) into a Lift model file",
             "  lift serve [--port N] [--token T]     the HTTP API and web page (http://127.0.0.1:7000/)",
-            "  lift i | p [-w] | b  [rembg flags]    rembg's verbs with rembg's flags (docs/rembg.md)",
+            "  lift i | p [-w] | b | s  [rembg flags]  rembg's verbs with rembg's flags (docs/rembg.md)",
             "                                        (each sub-command has its own --help)",
             "",
             "  INPUT is a file, a directory (its PNG, JPEG, WebP and GIF files; -r descends) or '-' for standard input.",

@@ -20,7 +20,7 @@ extension Subcommand {
 public enum LiftCommand {
     /// The sub-commands, selected by their name as the first argument.
     public static var subcommands: [any Subcommand.Type] {
-        [ServeCommand.self, ConvertCommand.self, InfoCommand.self, ImportCommand.self, RembgFileCommand.self, RembgFolderCommand.self, RembgStreamCommand.self]
+        [ServeCommand.self, ConvertCommand.self, InfoCommand.self, ImportCommand.self, RembgFileCommand.self, RembgFolderCommand.self, RembgStreamCommand.self, RembgServeCommand.self]
     }
 
     /// The command `arguments` (without the program name) select, and the arguments it takes: a

@@ -38,6 +38,14 @@ final class CapturedStreams: @unchecked Sendable {
         #expect(ServeCommand.handlesSignals && !ConvertCommand.handlesSignals && !CutoutAction.handlesSignals)
     }
 
+    /// `rembg s -p 7000 -h 0.0.0.0 -t 3 -l info` is `lift serve --port 7000 --host 0.0.0.0 --workers 3`.
+    @Test func rembgsServerFlagsAreLiftServes() throws {
+        #expect(try RembgServeCommand.serveArguments(["-p", "7000", "-h", "0.0.0.0", "-t", "3", "-l", "info"])
+                == ["--port", "7000", "--host", "0.0.0.0", "--workers", "3"])
+        #expect(try RembgServeCommand.serveArguments(["--port=7001", "--log_level", "debug", "--token", "T"])
+                == ["--port", "7001", "--token", "T"])
+    }
+
     @Test func everySubcommandPrintsItsHelp() {
         for command in LiftCommand.subcommands {
             let streams = CapturedStreams()
@@ -54,6 +62,8 @@ final class CapturedStreams: @unchecked Sendable {
         (["import", "m.onnx"], "lift import: name the Lift model file with -o NAME.safetensors"),
         (["serve", "photo.jpg"], "lift serve: lift serve takes no file arguments"),
         (["serve", "--port", "70000"], "lift serve: invalid value '70000' for '--port'"),
+        (["s", "-p", "70000"], "lift serve: invalid value '70000' for '--port'"),
+        (["s", "-l"], "lift s: option '-l' needs a value"),
     ])
     func usageErrorsExitTwo(arguments: [String], message: String) {
         let streams = CapturedStreams()
